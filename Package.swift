@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+// Courier: an actor-based network layer. No package dependencies, by design:
+// only the Swift toolchain (stdlib, Foundation/FoundationNetworking, Dispatch, Glibc).
+import PackageDescription
+
+let package = Package(
+    name: "Courier",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .executable(name: "courier-bench", targets: ["courier-bench"]),
+    ],
+    targets: [
+        .target(name: "Courier"),
+        .target(name: "CourierTesting", dependencies: ["Courier"]),
+        .executableTarget(
+            name: "courier-bench",
+            dependencies: ["Courier", "CourierTesting"],
+            path: "Benchmarks/courier-bench"
+        ),
+        .testTarget(
+            name: "CourierTests",
+            dependencies: ["Courier", "CourierTesting"],
+            exclude: ["Support/scripted_server.py"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

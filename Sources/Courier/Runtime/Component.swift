@@ -1,0 +1,31 @@
+/// A Courier component: an actor that owns some state and changes it only in response to
+/// the messages of its mailbox.
+///
+/// The runtime calls ``handle(_:)`` for each message in arrival order. An error thrown out of
+/// `handle` means the component has failed: the supervisor discards the instance and, under its
+/// restart policy, makes a fresh one that continues with the next message of the same mailbox.
+/// A message whose handler is slow (transport, disk, a peer's answer) must hand that work to a
+/// child task and let its result come back as a message, so one slow message never blocks the
+/// rest.
+public protocol Component: Actor {
+    /// The messages this component understands: its whole API.
+    associatedtype Message: Sendable
+
+    /// Handles one message. Throwing means the component has failed and must be restarted.
+    func handle(_ message: Message) async throws
+}
+
+extension Component {
+    /// Consumes `mailbox` until it is closed or a stop marker for `incarnation` arrives.
+    /// Runs on the actor, so each message costs no extra hop.
+    func run(_ mailbox: Mailbox<Message>, incarnation: Int) async throws {
+        for await envelope in mailbox.stream {
+            switch envelope {
+            case .message(let message):
+                try await handle(message)
+            case .stop(let target):
+                if target == incarnation { return }
+            }
+        }
+    }
+}

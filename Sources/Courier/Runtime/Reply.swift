@@ -1,0 +1,65 @@
+/// The reply handle an "ask" message carries: the component answers through it exactly once.
+///
+/// Whatever happens to the component, the asker never hangs and is never resumed twice:
+/// - `succeed`/`fail` resume the asker the first time and are ignored (returning `false`) after;
+/// - a handle released without an answer (the component failed while holding it, or its
+///   mailbox was closed with the message still queued) resumes the asker with
+///   ``RuntimeError/replyDropped``, which ``Mailbox/ask(_:)`` turns into
+///   ``NetworkError/componentRestarted(_:)`` or ``NetworkError/componentUnavailable(_:)``.
+public final class Reply<Value: Sendable>: @unchecked Sendable {
+    // Invariant: `continuation` is read and cleared only under `lock`; whoever clears it
+    // resumes it, outside the lock, so it is resumed exactly once.
+    private let lock = Lock()
+    private var continuation: CheckedContinuation<Value, any Error>?
+
+    init(_ continuation: CheckedContinuation<Value, any Error>) {
+        self.continuation = continuation
+    }
+
+    /// Answers the asker with `value`. Returns `false` if the asker was already answered.
+    @discardableResult
+    public func succeed(_ value: Value) -> Bool {
+        guard let continuation = take() else { return false }
+        continuation.resume(returning: value)
+        return true
+    }
+
+    /// Answers the asker with `error`. Returns `false` if the asker was already answered.
+    @discardableResult
+    public func fail(_ error: any Error) -> Bool {
+        guard let continuation = take() else { return false }
+        continuation.resume(throwing: error)
+        return true
+    }
+
+    /// Answers the asker with `result`. Returns `false` if the asker was already answered.
+    @discardableResult
+    public func resume(with result: Result<Value, any Error>) -> Bool {
+        switch result {
+        case .success(let value): succeed(value)
+        case .failure(let error): fail(error)
+        }
+    }
+
+    /// Whether the asker has been answered.
+    public var isAnswered: Bool { lock.withLock { continuation == nil } }
+
+    private func take() -> CheckedContinuation<Value, any Error>? {
+        lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+    }
+
+    deinit {
+        // No lock needed: deinit runs when nobody else holds a reference.
+        continuation?.resume(throwing: RuntimeError.replyDropped)
+    }
+}
+
+/// Errors raised by the runtime itself, below the HTTP error model.
+public enum RuntimeError: Error, Sendable, Equatable {
+    /// A reply handle was released without an answer; ``Mailbox/ask(_:)`` maps this to
+    /// ``NetworkError/componentRestarted(_:)`` or ``NetworkError/componentUnavailable(_:)``.
+    case replyDropped
+}

@@ -1,0 +1,267 @@
+/// Starts, watches and restarts a set of children (components, or plain tasks).
+///
+/// Children start in the declared order, which is their dependency order, and stop in the
+/// reverse order. When a child fails, the ``RestartPlanner`` decides: restart it (one-for-one)
+/// or it and every child started after it (rest-for-one), after a jittered backoff, unless the
+/// intensity limit is exceeded: then the supervisor stops every child and gives up, and askers
+/// of their mailboxes get ``NetworkError/componentUnavailable(_:)``. Everything that happens is
+/// published on ``events()``.
+///
+/// Children report their exits to the supervisor as messages on its own mailbox.
+public actor Supervisor: Component {
+    /// The supervisor's policies and its injected clock and randomness.
+    public struct Configuration: Sendable {
+        /// Which children to restart when one fails. Default one-for-one.
+        public var strategy: RestartStrategy
+        /// At most this many restarts in this period. Default 3 in 5 seconds.
+        public var intensity: RestartIntensity
+        /// The delay before a restart. Default 10 ms doubling to 1 s, jittered.
+        public var backoff: RestartBackoff
+        /// The clock for backoff, the intensity window and shutdown deadlines.
+        public var clock: any TimeSource
+        /// The randomness for backoff jitter.
+        public var random: any RandomSource
+
+        /// Creates a configuration; every parameter has the default documented on its property.
+        public init(
+            strategy: RestartStrategy = .oneForOne,
+            intensity: RestartIntensity = RestartIntensity(),
+            backoff: RestartBackoff = RestartBackoff(),
+            clock: any TimeSource = SystemTimeSource(),
+            random: any RandomSource = SystemRandomSource()
+        ) {
+            self.strategy = strategy
+            self.intensity = intensity
+            self.backoff = backoff
+            self.clock = clock
+            self.random = random
+        }
+    }
+
+    /// Where the supervisor is in its life.
+    public enum Status: Sendable, Equatable {
+        /// Created; ``start(_:)`` not called yet.
+        case idle
+        /// Children are running and failures are handled.
+        case running
+        /// The intensity limit was exceeded; children are stopped and nothing restarts.
+        case gaveUp
+        /// ``shutdown()`` has begun or finished.
+        case stopped
+    }
+
+    /// The supervisor's name, used in events.
+    public nonisolated let name: String
+    /// Where the supervisor is in its life.
+    public private(set) var status: Status = .idle
+
+    /// The supervisor's own messages: what its children's tasks tell it.
+    public enum Message: Sendable {
+        /// An instance of child `index` ended with `outcome`.
+        case childExited(index: Int, incarnation: Int, outcome: Result<Void, any Error>)
+        /// A restart's backoff is over: start these children (those not running).
+        case restartDue(children: [Int], timer: Int)
+    }
+
+    private struct Child {
+        let spec: ChildSpec
+        var incarnation = 0
+        var restarts = 0
+        var task: Task<Void, Never>?
+        var exited = Latch()
+        var isRunning = false
+        /// Stopped on purpose as part of a sibling's restart: its exit is not a failure.
+        var isBeingReplaced = false
+        /// Left stopped for good (temporary, or transient that exited normally).
+        var isRemoved = false
+    }
+
+    private let configuration: Configuration
+    private var planner: RestartPlanner
+    private var children: [Child] = []
+    private let inbox: Mailbox<Message>
+    private let broadcaster = EventBroadcaster<SupervisionEvent>()
+    private var loop: Task<Void, Never>?
+    private var stopping: Task<Void, Never>?
+    /// Pending restarts (waiting for siblings to stop, then for the backoff), by id.
+    private var restartTimers: [Int: Task<Void, Never>] = [:]
+    private var nextTimerID = 0
+
+    /// Creates an idle supervisor.
+    public init(name: String = "supervisor", configuration: Configuration = Configuration()) {
+        self.name = name
+        self.configuration = configuration
+        self.planner = RestartPlanner(
+            strategy: configuration.strategy, intensity: configuration.intensity, backoff: configuration.backoff)
+        self.inbox = Mailbox(name: name)
+    }
+
+    /// A stream of every supervision event from now on; it ends after ``SupervisionEvent/shutDown(supervisor:)``.
+    /// Subscribe before ``start(_:)`` to see the `started` events.
+    public nonisolated func events() -> AsyncStream<SupervisionEvent> {
+        broadcaster.subscribe()
+    }
+
+    /// Starts `specs` in order. Call once.
+    public func start(_ specs: [ChildSpec]) {
+        precondition(status == .idle, "Supervisor.start called twice")
+        status = .running
+        let inbox = self.inbox
+        loop = Task { await self.consume(inbox) }
+        children = specs.map { Child(spec: $0) }
+        for index in children.indices {
+            launch(index)
+            broadcaster.publish(.started(child: children[index].spec.name))
+        }
+    }
+
+    /// Stops every child in reverse start order: each gets its deadline to drain and return,
+    /// then is cancelled. Askers of messages still queued get
+    /// ``NetworkError/componentUnavailable(_:)``. Idempotent; returns when all is stopped.
+    public func shutdown() async {
+        if status == .idle || status == .running { status = .stopped }
+        for timer in restartTimers.values { timer.cancel() }
+        restartTimers = [:]
+        if stopping == nil { stopping = stopAll() }
+        await stopping?.value
+        status = .stopped
+        inbox.close()
+        await loop?.value
+        if !broadcaster.isFinished {
+            broadcaster.publish(.shutDown(supervisor: name))
+            broadcaster.finish()
+        }
+    }
+
+    public func handle(_ message: Message) {
+        switch message {
+        case .childExited(let index, let incarnation, let outcome):
+            childExited(index, incarnation: incarnation, outcome: outcome)
+        case .restartDue(let indices, let timer):
+            restartTimers[timer] = nil
+            guard status == .running else { return }
+            for index in indices where !children[index].isRunning && !children[index].isRemoved {
+                children[index].restarts += 1
+                launch(index)
+                broadcaster.publish(.restarted(child: children[index].spec.name, count: children[index].restarts))
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    private func consume(_ inbox: Mailbox<Message>) async {
+        try? await run(inbox, incarnation: 0)
+    }
+
+    private func launch(_ index: Int) {
+        children[index].incarnation += 1
+        let incarnation = children[index].incarnation
+        let run = children[index].spec.run
+        let exited = Latch()
+        let inbox = self.inbox
+        children[index].exited = exited
+        children[index].isRunning = true
+        children[index].isBeingReplaced = false
+        children[index].task = Task.detached {
+            let outcome: Result<Void, any Error>
+            do {
+                try await run(incarnation)
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            exited.open()
+            try? inbox.send(.childExited(index: index, incarnation: incarnation, outcome: outcome))
+        }
+    }
+
+    private func childExited(_ index: Int, incarnation: Int, outcome: Result<Void, any Error>) {
+        guard incarnation == children[index].incarnation else { return }
+        children[index].isRunning = false
+        // During shutdown or after giving up, `stopAll` accounts for every child.
+        guard status == .running, !children[index].isBeingReplaced else { return }
+        let name = children[index].spec.name
+        let exit: ChildExit
+        switch outcome {
+        case .success:
+            exit = .normal
+            broadcaster.publish(.exited(child: name))
+        case .failure(let error):
+            exit = .failed
+            broadcaster.publish(.failed(child: name, error: error))
+        }
+        let decision = planner.childExited(
+            index, exit: exit, restartTypes: children.map(\.spec.restart),
+            now: configuration.clock.now, randomUnit: configuration.random.nextUnit())
+        switch decision {
+        case .leaveStopped:
+            children[index].isRemoved = true
+            broadcaster.publish(.stopped(child: name))
+        case .giveUp:
+            status = .gaveUp
+            broadcaster.publish(.gaveUp(supervisor: self.name, child: name))
+            stopping = stopAll()
+        case .restart(let indices, let delay):
+            scheduleRestart(of: indices, failed: index, after: delay)
+        }
+    }
+
+    /// Stops the running children after `failed` (rest-for-one), waits for them, waits out the
+    /// backoff, then tells the supervisor to start `indices`.
+    private func scheduleRestart(of indices: [Int], failed: Int, after delay: Duration) {
+        var siblings: [(exited: Latch, task: Task<Void, Never>?, deadline: Duration)] = []
+        if configuration.strategy == .restForOne {
+            for sibling in children.indices.dropFirst(failed + 1).reversed() where children[sibling].isRunning {
+                children[sibling].isBeingReplaced = true
+                if !indices.contains(sibling) { children[sibling].isRemoved = true }
+                stop(sibling)
+                siblings.append((children[sibling].exited, children[sibling].task, children[sibling].spec.shutdownDeadline))
+            }
+        }
+        let clock = configuration.clock
+        let inbox = self.inbox
+        let timer = nextTimerID
+        nextTimerID += 1
+        restartTimers[timer] = Task.detached {
+            for sibling in siblings {
+                if await sibling.exited.wait(atMost: sibling.deadline, clock: clock) { continue }
+                sibling.task?.cancel()
+                await sibling.exited.wait()
+            }
+            if delay > .zero { try? await clock.sleep(for: delay) }
+            try? inbox.send(.restartDue(children: indices, timer: timer))
+        }
+    }
+
+    /// Asks the running instance of child `index` to stop without closing its input.
+    private func stop(_ index: Int) {
+        if let requestStop = children[index].spec.requestStop {
+            requestStop(children[index].incarnation)
+        } else {
+            children[index].task?.cancel()
+        }
+    }
+
+    /// Closes every child's input in reverse start order, waiting for each to drain within
+    /// its deadline (then cancelling it), and answers what is still queued.
+    private func stopAll() -> Task<Void, Never> {
+        let plan = children.indices.reversed().map { children[$0] }
+        let clock = configuration.clock
+        let broadcaster = self.broadcaster
+        return Task.detached {
+            for child in plan {
+                if let close = child.spec.close { close() } else { child.task?.cancel() }
+                if child.isRunning || !child.exited.isOpen {
+                    if !(await child.exited.wait(atMost: child.spec.shutdownDeadline, clock: clock)) {
+                        child.task?.cancel()
+                        _ = await child.exited.wait(atMost: child.spec.shutdownDeadline, clock: clock)
+                    }
+                }
+                // Only drain when no instance is still consuming the mailbox.
+                if child.exited.isOpen || child.task == nil { await child.spec.discardQueued?() }
+                if !child.isRemoved { broadcaster.publish(.stopped(child: child.spec.name)) }
+            }
+        }
+    }
+}

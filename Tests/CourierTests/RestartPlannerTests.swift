@@ -1,0 +1,86 @@
+import Testing
+@testable import Courier
+
+@Suite struct RestartPlannerTests {
+    let noJitter = 0.0
+
+    func planner(
+        _ strategy: RestartStrategy = .oneForOne,
+        intensity: RestartIntensity = RestartIntensity(),
+        backoff: RestartBackoff = .immediate
+    ) -> RestartPlanner {
+        RestartPlanner(strategy: strategy, intensity: intensity, backoff: backoff)
+    }
+
+    @Test func oneForOneRestartsOnlyTheFailedChild() {
+        var planner = planner()
+        let decision = planner.childExited(1, exit: .failed, restartTypes: [.permanent, .permanent, .permanent], now: .zero, randomUnit: noJitter)
+        #expect(decision == .restart(children: [1], after: .zero))
+    }
+
+    @Test func restForOneRestartsTheFailedChildAndLaterNonTemporaryOnes() {
+        var planner = planner(.restForOne)
+        let types: [RestartType] = [.permanent, .permanent, .temporary, .transient]
+        let decision = planner.childExited(1, exit: .failed, restartTypes: types, now: .zero, randomUnit: noJitter)
+        #expect(decision == .restart(children: [1, 3], after: .zero))
+    }
+
+    @Test func restartTypes() {
+        var planner = planner()
+        let types: [RestartType] = [.permanent, .transient, .temporary]
+        #expect(planner.childExited(0, exit: .normal, restartTypes: types, now: .zero, randomUnit: 0) == .restart(children: [0], after: .zero))
+        #expect(planner.childExited(1, exit: .normal, restartTypes: types, now: .zero, randomUnit: 0) == .leaveStopped)
+        #expect(planner.childExited(1, exit: .failed, restartTypes: types, now: .zero, randomUnit: 0) == .restart(children: [1], after: .zero))
+        #expect(planner.childExited(2, exit: .failed, restartTypes: types, now: .zero, randomUnit: 0) == .leaveStopped)
+        #expect(planner.childExited(2, exit: .normal, restartTypes: types, now: .zero, randomUnit: 0) == .leaveStopped)
+    }
+
+    @Test func givesUpOnTheFourthFailureWithinFiveSeconds() {
+        var planner = planner()
+        let types: [RestartType] = [.permanent]
+        for second in 0..<3 {
+            #expect(planner.childExited(0, exit: .failed, restartTypes: types, now: .seconds(second), randomUnit: 0) != .giveUp)
+        }
+        #expect(planner.childExited(0, exit: .failed, restartTypes: types, now: .milliseconds(4_999), randomUnit: 0) == .giveUp)
+    }
+
+    @Test func failuresOutsideTheWindowDoNotCount() {
+        var planner = planner()
+        let types: [RestartType] = [.permanent]
+        for second in [0, 1, 2, 5, 6, 7, 10, 11, 12] {
+            #expect(planner.childExited(0, exit: .failed, restartTypes: types, now: .seconds(second), randomUnit: 0) != .giveUp,
+                    "at \(second)s")
+        }
+        #expect(planner.recentRestarts == [.seconds(10), .seconds(11), .seconds(12)])
+    }
+
+    @Test func transientAndTemporaryExitsDoNotConsumeIntensity() {
+        var planner = planner(intensity: RestartIntensity(maxRestarts: 1, period: .seconds(5)))
+        let types: [RestartType] = [.permanent, .transient, .temporary]
+        for _ in 0..<10 {
+            #expect(planner.childExited(1, exit: .normal, restartTypes: types, now: .zero, randomUnit: 0) == .leaveStopped)
+            #expect(planner.childExited(2, exit: .failed, restartTypes: types, now: .zero, randomUnit: 0) == .leaveStopped)
+        }
+        #expect(planner.childExited(0, exit: .failed, restartTypes: types, now: .zero, randomUnit: 0) != .giveUp)
+        #expect(planner.childExited(0, exit: .failed, restartTypes: types, now: .zero, randomUnit: 0) == .giveUp)
+    }
+
+    @Test func backoffDoublesIsCappedAndJittered() {
+        let backoff = RestartBackoff(initial: .milliseconds(100), maximum: .milliseconds(350))
+        #expect(backoff.delay(attempt: 1, unit: 0) == .milliseconds(50))
+        #expect(backoff.delay(attempt: 1, unit: 0.5) == .milliseconds(75))
+        #expect(backoff.delay(attempt: 2, unit: 0) == .milliseconds(100))
+        #expect(backoff.delay(attempt: 3, unit: 0) == .milliseconds(175))
+        #expect(backoff.delay(attempt: 3, unit: 0.999_999) < .milliseconds(350))
+        #expect(backoff.delay(attempt: 60, unit: 0) == .milliseconds(175))
+        #expect(RestartBackoff.immediate.delay(attempt: 5, unit: 0.7) == .zero)
+    }
+
+    @Test func plannerUsesBackoffForConsecutiveRestarts() {
+        var planner = planner(intensity: RestartIntensity(maxRestarts: 5), backoff: RestartBackoff(initial: .milliseconds(10), maximum: .seconds(1)))
+        let delays = (0..<3).map { _ in planner.childExited(0, exit: .failed, restartTypes: [.permanent], now: .zero, randomUnit: 0) }
+        #expect(delays == [.restart(children: [0], after: .milliseconds(5)),
+                           .restart(children: [0], after: .milliseconds(10)),
+                           .restart(children: [0], after: .milliseconds(20))])
+    }
+}
