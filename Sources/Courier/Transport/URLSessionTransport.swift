@@ -1,0 +1,257 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default transport: Foundation's `URLSession` (FoundationNetworking on Linux).
+///
+/// On top of `URLSession` it enforces a whole-exchange timeout, a maximum response size
+/// (checked against `Content-Length` up front and against the bytes as they arrive, so an
+/// oversized body is never fully buffered), refuses HTTPS→HTTP redirects, cancels the HTTP
+/// request when the caller's task is cancelled, and maps `URLError` codes to ``NetworkError``
+/// keeping the `URLError` as the cause.
+public final class URLSessionTransport: HTTPTransport {
+    /// Limits and session settings, with documented defaults.
+    public struct Configuration: Sendable {
+        /// The deadline for a whole exchange when the request sets none. Default 60 s.
+        public var timeout: Duration
+        /// The largest response body accepted, in bytes. Default 10 MiB.
+        public var maximumResponseSize: Int
+        /// Whether to follow redirects (never from HTTPS to HTTP). Default `true`.
+        public var followsRedirects: Bool
+
+        /// Creates a configuration; the defaults are 60 s, 10 MiB, following redirects.
+        public init(timeout: Duration = .seconds(60), maximumResponseSize: Int = 10 * 1024 * 1024, followsRedirects: Bool = true) {
+            self.timeout = timeout
+            self.maximumResponseSize = maximumResponseSize
+            self.followsRedirects = followsRedirects
+        }
+    }
+
+    /// The settings this transport runs with.
+    public let configuration: Configuration
+    private let session: URLSession
+    private let exchanges: ExchangeTable
+
+    /// Creates a transport with its own `URLSession` (ephemeral: no cookies, no URL cache,
+    /// since caching is the Cache component's job).
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        let exchanges = ExchangeTable(followsRedirects: configuration.followsRedirects)
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        self.exchanges = exchanges
+        self.session = URLSession(configuration: sessionConfiguration, delegate: exchanges, delegateQueue: queue)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    public func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
+        try request.validate()
+        if Task.isCancelled { throw .cancelled }
+        let timeout = request.timeout ?? configuration.timeout
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.timeoutInterval = max(0.001, Self.seconds(timeout))
+        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        urlRequest.httpBody = request.body
+
+        let task = session.dataTask(with: urlRequest)
+        let exchange = Exchange(limit: configuration.maximumResponseSize, secure: request.url.scheme?.lowercased() == "https")
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            exchange.abort(.timeout(underlying: nil))
+            task.cancel()
+        }
+        defer { watchdog.cancel() }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    guard exchange.start(continuation) else { return }
+                    exchanges.register(exchange, for: task.taskIdentifier)
+                    task.resume()
+                }
+            } onCancel: {
+                exchange.abort(.cancelled)
+                task.cancel()
+            }
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw .unknown(underlying: error)
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+}
+
+extension NetworkError {
+    /// Maps a `URLError` to Courier's error model, keeping it as the cause.
+    public init(_ error: URLError) {
+        switch error.code {
+        case .notConnectedToInternet, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed,
+             .cannotFindHost, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
+            self = .noConnection(underlying: error)
+        case .timedOut:
+            self = .timeout(underlying: error)
+        case .cancelled:
+            self = .cancelled
+        case .badURL, .unsupportedURL:
+            self = .invalidURL(error.localizedDescription)
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+             .clientCertificateRequired, .appTransportSecurityRequiresSecureConnection:
+            self = .securityError(error.localizedDescription)
+        case .dataLengthExceedsMaximum:
+            self = .responseTooLarge(limit: -1)
+        default:
+            self = .unknown(underlying: error)
+        }
+    }
+}
+
+/// One HTTP exchange in flight: the caller's continuation, the bytes received so far, and
+/// why it was aborted, if it was.
+private final class Exchange: @unchecked Sendable {
+    // Invariant: every stored property is read and written only under `lock`; the continuation
+    // is taken out under the lock and resumed outside it, exactly once.
+    private let lock = Lock()
+    private let limit: Int
+    private let secure: Bool
+    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    private var response: HTTPURLResponse?
+    private var body = Data()
+    private var abortReason: NetworkError?
+
+    init(limit: Int, secure: Bool) {
+        self.limit = limit
+        self.secure = secure
+    }
+
+    /// Stores the caller's continuation; returns `false` (having resumed it) if the exchange
+    /// was aborted before it started.
+    func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
+        let alreadyAborted = lock.withLock { () -> NetworkError? in
+            if abortReason == nil { self.continuation = continuation }
+            return abortReason
+        }
+        guard let alreadyAborted else { return true }
+        continuation.resume(throwing: alreadyAborted)
+        return false
+    }
+
+    /// Records why the exchange is being stopped; the first reason wins.
+    func abort(_ reason: NetworkError) {
+        lock.withLock { if abortReason == nil { abortReason = reason } }
+    }
+
+    /// Accepts the response head; returns `false` (after recording why) if it must be refused.
+    func receive(_ response: URLResponse) -> Bool {
+        lock.withLock {
+            self.response = response as? HTTPURLResponse
+            if response.expectedContentLength > Int64(limit) {
+                if abortReason == nil { abortReason = .responseTooLarge(limit: limit) }
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Accepts body bytes; returns `false` (after recording why) once the limit is exceeded.
+    func receive(_ data: Data) -> Bool {
+        lock.withLock {
+            guard abortReason == nil else { return false }
+            if body.count + data.count > limit {
+                abortReason = .responseTooLarge(limit: limit)
+                body = Data()
+                return false
+            }
+            body.append(data)
+            return true
+        }
+    }
+
+    /// Whether a redirect to `url` may be followed from this exchange.
+    func mayRedirect(to url: URL?) -> Bool {
+        guard secure, url?.scheme?.lowercased() != "https" else { return true }
+        abort(.securityError("refused a redirect from HTTPS to \(url?.scheme ?? "an unknown scheme")"))
+        return false
+    }
+
+    func complete(_ error: (any Error)?) {
+        let (continuation, result) = lock.withLock { () -> (CheckedContinuation<HTTPResponse, any Error>?, Result<HTTPResponse, any Error>) in
+            defer { self.continuation = nil }
+            if let abortReason { return (self.continuation, .failure(abortReason)) }
+            if let urlError = error as? URLError { return (self.continuation, .failure(NetworkError(urlError))) }
+            if let error { return (self.continuation, .failure(NetworkError.unknown(underlying: error))) }
+            guard let response else {
+                return (self.continuation, .failure(NetworkError.unknown(underlying: nil)))
+            }
+            var headers = HTTPHeaders()
+            for (name, value) in response.allHeaderFields {
+                headers.add(name: String(describing: name), value: String(describing: value))
+            }
+            return (self.continuation, .success(HTTPResponse(status: response.statusCode, headers: headers, body: body)))
+        }
+        continuation?.resume(with: result)
+    }
+}
+
+/// The session delegate: routes URLSession's callbacks to the exchange of each task.
+private final class ExchangeTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Invariant: `exchanges` is read and written only under `lock`; `followsRedirects` is
+    // immutable.
+    private let lock = Lock()
+    private var exchanges: [Int: Exchange] = [:]
+    private let followsRedirects: Bool
+
+    init(followsRedirects: Bool) {
+        self.followsRedirects = followsRedirects
+    }
+
+    func register(_ exchange: Exchange, for task: Int) {
+        lock.withLock { exchanges[task] = exchange }
+    }
+
+    private func exchange(for task: URLSessionTask) -> Exchange? {
+        lock.withLock { exchanges[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let accepted = exchange(for: dataTask)?.receive(response) ?? false
+        completionHandler(accepted ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if exchange(for: dataTask)?.receive(data) == false { dataTask.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard followsRedirects else { return completionHandler(nil) }
+        if exchange(for: task)?.mayRedirect(to: request.url) == false {
+            task.cancel()
+            return completionHandler(nil)
+        }
+        completionHandler(request)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let exchange = lock.withLock { exchanges.removeValue(forKey: task.taskIdentifier) }
+        exchange?.complete(error)
+    }
+}

@@ -1,0 +1,105 @@
+import Courier
+import Foundation
+
+/// A transport that plays back canned answers per route and records every request it got,
+/// so tests assert on what would have gone over the wire.
+///
+/// Each route (a URL path, optionally a method) has a queue of ``Step``s served in order to
+/// successive requests; the last step repeats once the queue is exhausted. Unscripted routes
+/// get the fallback (404 by default). Delays run on the injected clock.
+public final class ScriptedTransport: HTTPTransport, Sendable {
+    /// One canned answer.
+    public indirect enum Step: Sendable {
+        /// Answer with this response.
+        case respond(HTTPResponse)
+        /// Fail with this error.
+        case fail(NetworkError)
+        /// Wait this long on the transport's clock, then take the step.
+        case delayed(Duration, Step)
+        /// Never answer; end only when the calling task is cancelled (with `cancelled`).
+        case hang
+
+        /// A response with this status, headers and UTF-8 body.
+        public static func status(_ status: Int, headers: HTTPHeaders = [:], body: String = "") -> Step {
+            .respond(HTTPResponse(status: status, headers: headers, body: Data(body.utf8)))
+        }
+
+        /// A JSON response.
+        public static func json(_ status: Int = 200, _ json: String, headers: HTTPHeaders = [:]) -> Step {
+            var headers = headers
+            headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+            return .status(status, headers: headers, body: json)
+        }
+    }
+
+    private struct Route: Hashable {
+        let path: String
+        let method: HTTPMethod?
+    }
+
+    private struct State {
+        var scripts: [Route: [Step]] = [:]
+        var served: [Route: Int] = [:]
+        var requests: [HTTPRequest] = []
+    }
+
+    private let state = Locked(State())
+    private let clock: any TimeSource
+    private let fallback: Step
+
+    /// Creates a transport with no scripts. Unscripted routes answer `fallback`.
+    public init(clock: any TimeSource = SystemTimeSource(), fallback: Step = .status(404)) {
+        self.clock = clock
+        self.fallback = fallback
+    }
+
+    /// Scripts the answers for `path` (the URL's decoded path, e.g. `/v1/users`), for `method`
+    /// or, if `nil`, for any method. Replaces an earlier script of the same route.
+    public func script(_ path: String, method: HTTPMethod? = nil, _ steps: [Step]) {
+        precondition(!steps.isEmpty, "a script needs at least one step")
+        let route = Route(path: path, method: method)
+        state.withLock {
+            $0.scripts[route] = steps
+            $0.served[route] = 0
+        }
+    }
+
+    /// Every request received, in arrival order.
+    public var requests: [HTTPRequest] { state.withLock { $0.requests } }
+
+    /// The requests received for `path`.
+    public func requests(to path: String) -> [HTTPRequest] {
+        requests.filter { $0.url.path == path }
+    }
+
+    public func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
+        try request.validate()
+        let step = state.withLock { state -> Step in
+            state.requests.append(request)
+            let path = request.url.path
+            let route = [Route(path: path, method: request.method), Route(path: path, method: nil)]
+                .first { state.scripts[$0] != nil }
+            guard let route, let steps = state.scripts[route] else { return fallback }
+            let index = state.served[route, default: 0]
+            state.served[route] = index + 1
+            return steps[min(index, steps.count - 1)]
+        }
+        return try await perform(step)
+    }
+
+    private func perform(_ step: Step) async throws(NetworkError) -> HTTPResponse {
+        if Task.isCancelled { throw .cancelled }
+        switch step {
+        case .respond(let response):
+            return response
+        case .fail(let error):
+            throw error
+        case .delayed(let delay, let next):
+            do { try await clock.sleep(for: delay) } catch { throw .cancelled }
+            return try await perform(next)
+        case .hang:
+            do { try await clock.sleep(for: .seconds(1_000_000_000)) } catch { throw .cancelled }
+            throw .cancelled
+        }
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Tests of the scripted-server harness itself, driven with plain URLSession.
+@Suite("ScriptedServer harness")
+struct ScriptedServerTests {
+
+    @Test("scripted responses are served in order and the last one repeats")
+    func scriptedSequence() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/retry", [.status(503), .status(503), .json(200, #"{"ok":true}"#)])
+            let client = Client()
+            defer { client.close() }
+
+            var statuses: [Int] = []
+            for _ in 0..<4 {
+                statuses.append(try await client.get(server.baseURL.appendingPathComponent("retry")).status)
+            }
+            #expect(statuses == [503, 503, 200, 200])
+
+            let (body, response) = try await client.send(URLRequest(url: server.baseURL.appendingPathComponent("retry")))
+            #expect(response.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            #expect(String(decoding: body, as: UTF8.self) == #"{"ok":true}"#)
+        }
+    }
+
+    @Test("re-scripting a path replaces its script; method-specific scripts win")
+    func rescriptingAndMethods() async throws {
+        try await withScriptedServer { server in
+            let client = Client()
+            defer { client.close() }
+            let url = server.baseURL.appendingPathComponent("thing")
+
+            try await server.script("/thing", [.status(500)])
+            #expect(try await client.get(url).status == 500)
+            try await server.script("/thing", [.status(201)])
+            #expect(try await client.get(url).status == 201)
+
+            try await server.script("/thing", method: "DELETE", [.status(204)])
+            var delete = URLRequest(url: url)
+            delete.httpMethod = "DELETE"
+            #expect(try await client.send(delete).1.statusCode == 204)
+            #expect(try await client.get(url).status == 201)
+        }
+    }
+
+    @Test("requests are recorded with method, path with query, headers and body")
+    func requestsAreRecorded() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/echo", [.echo])
+            let client = Client()
+            defer { client.close() }
+
+            var request = URLRequest(url: URL(string: "\(server.baseURL.absoluteString)/echo?b=2&a=1")!)
+            request.httpMethod = "PUT"
+            request.setValue("yes", forHTTPHeaderField: "X-Courier-Test")
+            request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data("hello, server".utf8)
+            let (echoData, response) = try await client.send(request)
+            #expect(response.statusCode == 200)
+
+            // The echo body describes the request as well.
+            let echo = try JSONSerialization.jsonObject(with: echoData) as? [String: Any]
+            #expect(echo?["method"] as? String == "PUT")
+            #expect(echo?["path"] as? String == "/echo")
+            #expect(echo?["query"] as? String == "b=2&a=1")
+            #expect(echo?["body"] as? String == "hello, server")
+
+            let recorded = try await server.requests(path: "/echo")
+            try #require(recorded.count == 1)
+            let seen = recorded[0]
+            #expect(seen.method == "PUT")
+            #expect(seen.path == "/echo?b=2&a=1")
+            #expect(seen.header("x-courier-test") == "yes")
+            #expect(seen.header("CONTENT-TYPE") == "text/plain")
+            #expect(seen.bodyText == "hello, server")
+
+            // Control requests are never recorded; unfiltered listing sees the same single request.
+            #expect(try await server.requests().map(\.path) == ["/echo?b=2&a=1"])
+        }
+    }
+
+    @Test("streamed (chunked) request bodies are de-chunked")
+    func streamedBody() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/upload", [.status(200)])
+            let client = Client()
+            defer { client.close() }
+
+            let payload = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0) })
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("upload"))
+            request.httpMethod = "POST"
+            request.httpBodyStream = InputStream(data: payload)
+            #expect(try await client.send(request).1.statusCode == 200)
+
+            let seen = try #require(try await server.requests(path: "/upload").first)
+            #expect(seen.body == payload)
+        }
+    }
+
+    @Test("waitForRequests returns once N requests arrived, and times out otherwise")
+    func waitForRequests() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/slow", [.status(200)])
+            let client = Client()
+            defer { client.close() }
+            let url = server.baseURL.appendingPathComponent("slow")
+
+            // Requests to /slow/<n> are not counted: waiting matches the path exactly.
+            let senders = Task {
+                for index in 0..<3 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    _ = try await client.get(url.appendingPathComponent("\(index)"))
+                    _ = try await client.get(url)
+                }
+            }
+            let seen = try await server.waitForRequests(path: "/slow", count: 3, timeout: 5)
+            #expect(seen.count >= 3)
+            #expect(seen.allSatisfy { $0.path == "/slow" })
+            try await senders.value
+
+            await #expect(throws: ScriptedServerError.self) {
+                _ = try await server.waitForRequests(path: "/slow", count: 10, timeout: 0.3)
+            }
+        }
+    }
+
+    @Test("a held request reports its client's disconnect after cancellation")
+    func holdAndCancel() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/hold", [.hold])
+            let client = Client()
+            defer { client.close() }
+
+            // A completion-handler task, so the test controls exactly when cancel() happens.
+            let (outcome, report) = AsyncStream.makeStream(of: URLError.Code?.self)
+            let task = client.session.dataTask(with: server.baseURL.appendingPathComponent("hold")) { _, _, error in
+                report.yield((error as? URLError)?.code)
+                report.finish()
+            }
+            task.resume()
+
+            _ = try await server.waitForRequests(path: "/hold", count: 1)
+            #expect(try await server.waitForDisconnect(path: "/hold", timeout: 0.2) == false)
+            task.cancel()
+            #expect(try await server.waitForDisconnect(path: "/hold", timeout: 5))
+            var outcomes = outcome.makeAsyncIterator()
+            #expect(await outcomes.next() == .some(.cancelled))
+        }
+    }
+
+    @Test("delay postpones the response")
+    func delay() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/late", [.delayed(0.5, status: 202, body: "late")])
+            let client = Client()
+            defer { client.close() }
+
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (status, body) = try await client.get(server.baseURL.appendingPathComponent("late"))
+            let elapsed = clock.now - start
+            #expect(status == 202)
+            #expect(body == Data("late".utf8))
+            #expect(elapsed >= .milliseconds(450))
+        }
+    }
+
+    @Test("bodySize produces a body of that many bytes")
+    func bodySize() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/big", [.sized(1_000_000)])
+            let client = Client()
+            defer { client.close() }
+
+            let (status, body) = try await client.get(server.baseURL.appendingPathComponent("big"))
+            #expect(status == 200)
+            #expect(body.count == 1_000_000)
+            #expect(body.allSatisfy { $0 == UInt8(ascii: "x") })
+        }
+    }
+
+    @Test("HEAD responses carry no body")
+    func headHasNoBody() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/h", [.text(200, "some body")])
+            let client = Client()
+            defer { client.close() }
+
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("h"))
+            request.httpMethod = "HEAD"
+            let (body, response) = try await client.send(request)
+            #expect(response.statusCode == 200)
+            #expect(body.isEmpty)
+            #expect(response.value(forHTTPHeaderField: "Content-Length") == "9")
+        }
+    }
+
+    @Test("unscripted paths answer 404 with a JSON error")
+    func notFoundByDefault() async throws {
+        try await withScriptedServer { server in
+            let client = Client()
+            defer { client.close() }
+
+            let (status, body) = try await client.get(server.baseURL.appendingPathComponent("nowhere"))
+            #expect(status == 404)
+            let json = try JSONSerialization.jsonObject(with: body) as? [String: String]
+            #expect(json == ["message": "no script for /nowhere", "code": "not_found"])
+        }
+    }
+
+    @Test("reset clears scripts and recorded requests")
+    func reset() async throws {
+        try await withScriptedServer { server in
+            let client = Client()
+            defer { client.close() }
+            let url = server.baseURL.appendingPathComponent("r")
+
+            try await server.script("/r", [.status(200)])
+            #expect(try await client.get(url).status == 200)
+            try await server.reset()
+            #expect(try await server.requests().isEmpty)
+            #expect(try await client.get(url).status == 404)
+        }
+    }
+
+    @Test("the server process exits after stop()")
+    func stopEndsTheProcess() async throws {
+        let server = try await ScriptedServer.start()
+        let client = Client()
+        defer { client.close() }
+        let url = server.baseURL.appendingPathComponent("anything")
+        #expect(try await client.get(url).status == 404)
+
+        server.stop()
+        server.stop()  // idempotent
+
+        var refused = false
+        for _ in 0..<50 where !refused {
+            do {
+                var request = URLRequest(url: url)
+                request.timeoutInterval = 1
+                _ = try await client.send(request)
+                try await Task.sleep(for: .milliseconds(100))
+            } catch {
+                refused = true
+            }
+        }
+        #expect(refused)
+        for _ in 0..<50 where server.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(!server.isRunning)
+    }
+
+    @Test("withScriptedServer stops the server when the body throws")
+    func withScriptedServerStopsOnError() async throws {
+        struct Boom: Error {}
+        let captured = Captured()
+        await #expect(throws: Boom.self) {
+            try await withScriptedServer { server in
+                captured.server = server
+                throw Boom()
+            }
+        }
+        let server = try #require(captured.server)
+        for _ in 0..<50 where server.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(!server.isRunning)
+    }
+}
+
+// MARK: - Helpers
+
+/// A plain ephemeral URLSession for talking to the scripted server.
+private final class Client: Sendable {
+    let session: URLSession
+
+    init() {
+        session = URLSession(configuration: .ephemeral)
+    }
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let (data, response) = try await session.data(for: request)
+        return (data, try #require(response as? HTTPURLResponse))
+    }
+
+    func get(_ url: URL) async throws -> (status: Int, body: Data) {
+        let (data, response) = try await send(URLRequest(url: url))
+        return (response.statusCode, data)
+    }
+
+    func close() {
+        session.invalidateAndCancel()
+    }
+}
+
+/// Lets a test read back the server `withScriptedServer` handed to its body.
+private final class Captured: @unchecked Sendable {
+    // Written once inside the body, read after `withScriptedServer` returned: no overlap.
+    var server: ScriptedServer?
+}

@@ -1,0 +1,421 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import Courier
+
+// MARK: - Wire types
+
+/// One response the scripted server will give (mirrors the Python `ResponseSpec`).
+///
+/// Only the fields that are set are sent; the server treats absent fields as
+/// "not requested" (status defaults to 200, the body to empty).
+struct ScriptedResponse: Sendable, Encodable {
+    /// HTTP status code.
+    var status: Int = 200
+    /// Extra response headers. `Content-Length` is added by the server unless given here.
+    var headers: [String: String]? = nil
+    /// Body as UTF-8 text.
+    var body: String? = nil
+    /// Body as raw bytes (sent base64-encoded as `bodyBase64`).
+    var bodyData: Data? = nil
+    /// A body of this many `x` bytes.
+    var bodySize: Int? = nil
+    /// Seconds to sleep before responding (or before holding).
+    var delay: Double? = nil
+    /// Never respond; the server records a disconnect event when the client goes away.
+    var hold: Bool? = nil
+    /// Respond 200 with a JSON description of the request (method, path, query, headers, body).
+    var echo: Bool? = nil
+
+    private enum CodingKeys: String, CodingKey {
+        case status, headers, body, bodySize, delay, hold, echo
+        case bodyData = "bodyBase64"
+    }
+
+    /// A response with `status`, no body.
+    static func status(_ status: Int, headers: [String: String]? = nil) -> ScriptedResponse {
+        ScriptedResponse(status: status, headers: headers)
+    }
+
+    /// A response with a text body.
+    static func text(_ status: Int, _ body: String, headers: [String: String]? = nil) -> ScriptedResponse {
+        ScriptedResponse(status: status, headers: headers, body: body)
+    }
+
+    /// A JSON response; `Content-Type: application/json` is added unless `headers` sets it.
+    static func json(_ status: Int, _ body: String, headers: [String: String] = [:]) -> ScriptedResponse {
+        var all = headers
+        if !all.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
+            all["Content-Type"] = "application/json"
+        }
+        return ScriptedResponse(status: status, headers: all, body: body)
+    }
+
+    /// A response with a raw-bytes body.
+    static func data(_ status: Int, _ body: Data, headers: [String: String]? = nil) -> ScriptedResponse {
+        ScriptedResponse(status: status, headers: headers, bodyData: body)
+    }
+
+    /// A response whose body is `size` bytes of `x`.
+    static func sized(_ size: Int, status: Int = 200, headers: [String: String]? = nil) -> ScriptedResponse {
+        ScriptedResponse(status: status, headers: headers, bodySize: size)
+    }
+
+    /// A response sent only after `seconds`.
+    static func delayed(
+        _ seconds: Double, status: Int = 200, body: String? = nil, headers: [String: String]? = nil
+    ) -> ScriptedResponse {
+        ScriptedResponse(status: status, headers: headers, body: body, delay: seconds)
+    }
+
+    /// Never respond; keep the connection open until the client disconnects.
+    static var hold: ScriptedResponse { ScriptedResponse(hold: true) }
+
+    /// Respond 200 with a JSON description of the request.
+    static var echo: ScriptedResponse { ScriptedResponse(echo: true) }
+}
+
+/// A request as the scripted server saw it on the wire.
+struct ReceivedRequest: Sendable, Decodable {
+    /// Request method, e.g. `GET`.
+    let method: String
+    /// Request target exactly as on the request line (path plus query string).
+    let path: String
+    /// Header fields as `[name, value]` pairs, in the order and case received.
+    let headers: [[String]]
+    /// The request body (de-chunked if it was sent chunked).
+    let body: Data
+
+    private enum CodingKeys: String, CodingKey {
+        case method, path, headers, bodyBase64
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        method = try container.decode(String.self, forKey: .method)
+        path = try container.decode(String.self, forKey: .path)
+        headers = try container.decode([[String]].self, forKey: .headers)
+        let base64 = try container.decode(String.self, forKey: .bodyBase64)
+        guard let decoded = Data(base64Encoded: base64) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .bodyBase64, in: container, debugDescription: "invalid base64 body")
+        }
+        body = decoded
+    }
+
+    /// The first value of header `name`, compared case-insensitively.
+    func header(_ name: String) -> String? {
+        headers.first { $0.count == 2 && $0[0].caseInsensitiveCompare(name) == .orderedSame }?[1]
+    }
+
+    /// The body as UTF-8 text (lossy).
+    var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Errors thrown by ``ScriptedServer``.
+enum ScriptedServerError: Error, CustomStringConvertible {
+    /// `scripted_server.py` is not next to `ScriptedServer.swift`.
+    case scriptNotFound(String)
+    /// The server process exited or printed something unexpected before announcing its port.
+    case startupFailed(String)
+    /// The server did not print its `PORT` line in time.
+    case startupTimedOut(seconds: Double)
+    /// A control request got an unexpected status.
+    case controlFailed(endpoint: String, status: Int, body: String)
+    /// A `wait` control request timed out on the server.
+    case timedOut(String)
+
+    var description: String {
+        switch self {
+        case .scriptNotFound(let path):
+            return "ScriptedServer: script not found at \(path)"
+        case .startupFailed(let reason):
+            return "ScriptedServer: server failed to start: \(reason)"
+        case .startupTimedOut(let seconds):
+            return "ScriptedServer: server did not print its PORT line within \(seconds) s"
+        case .controlFailed(let endpoint, let status, let body):
+            return "ScriptedServer: control \(endpoint) answered \(status): \(body)"
+        case .timedOut(let what):
+            return "ScriptedServer: timed out waiting for \(what)"
+        }
+    }
+}
+
+// MARK: - Server
+
+/// Drives `scripted_server.py`, a Python HTTP/1.1 test server with scriptable responses.
+///
+/// Each instance owns one server process on an ephemeral port of 127.0.0.1.
+/// The process dies with us: its stdin is a pipe we keep open (the server exits on
+/// EOF), and it also exits if it gets reparented.
+///
+/// Thread safety: every stored property is a `let`. The only mutable state is the
+/// "stopped" flag, a `Locked<Bool>`.
+final class ScriptedServer: Sendable {
+    /// The port the server listens on (127.0.0.1).
+    let port: Int
+
+    /// `http://127.0.0.1:<port>`.
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The server process. Only `isRunning`, `terminate()` and `processIdentifier`
+    /// are used after launch, all of which are safe to call from any thread.
+    private let process: Process
+    /// The server's stdin; we hold the write end open until `stop()`.
+    private let stdinPipe: Pipe
+    /// The server's stdout; kept referenced so the server never writes to a closed pipe.
+    private let stdoutPipe: Pipe
+    /// Ephemeral session used only for control requests.
+    private let session: URLSession
+    /// Makes `stop()` idempotent.
+    private let stopped = Locked(false)
+
+    /// The server script, found next to this source file.
+    static var scriptPath: String {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()
+            .appendingPathComponent("scripted_server.py")
+            .path
+    }
+
+    private init(port: Int, process: Process, stdinPipe: Pipe, stdoutPipe: Pipe) {
+        self.port = port
+        self.process = process
+        self.stdinPipe = stdinPipe
+        self.stdoutPipe = stdoutPipe
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 60
+        self.session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Launches a fresh server and waits (up to 10 s) for it to announce its port.
+    ///
+    /// Uses `python3` from `PATH`, or the interpreter named by `$SCRIPTED_SERVER_PYTHON`.
+    static func start() async throws -> ScriptedServer {
+        let script = scriptPath
+        guard FileManager.default.fileExists(atPath: script) else {
+            throw ScriptedServerError.scriptNotFound(script)
+        }
+        let python = ProcessInfo.processInfo.environment["SCRIPTED_SERVER_PYTHON"] ?? "python3"
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [python, "-u", script]
+        let stdinPipe = Pipe()
+        let stdoutPipe = Pipe()
+        process.standardInput = stdinPipe
+        process.standardOutput = stdoutPipe
+        // stderr is inherited, so a Python traceback shows up in the test log.
+        try process.run()
+
+        do {
+            let port = try await readPort(from: stdoutPipe.fileHandleForReading, process: process, timeout: 10)
+            return ScriptedServer(port: port, process: process, stdinPipe: stdinPipe, stdoutPipe: stdoutPipe)
+        } catch {
+            if process.isRunning { process.terminate() }
+            try? stdinPipe.fileHandleForWriting.close()
+            throw error
+        }
+    }
+
+    /// Stops the server process. Idempotent; also called from `deinit`.
+    ///
+    /// Does not wait for the process to exit; it normally is gone within milliseconds.
+    func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        session.invalidateAndCancel()
+        // Closing stdin alone makes the server exit (its stdin watchdog sees EOF);
+        // SIGTERM is a second, faster path.
+        try? stdinPipe.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Stops the server and waits until its process has exited (its port is closed).
+    func stopAndWait() {
+        stop()
+        process.waitUntilExit()
+    }
+
+    /// Whether the server process is still alive.
+    var isRunning: Bool { process.isRunning }
+
+    // MARK: Control API
+
+    /// Scripts `responses` for requests to `path` (and `method`, if given).
+    ///
+    /// Responses are served in order; the last one repeats. Re-scripting replaces
+    /// the previous script (all methods' scripts when `method` is nil).
+    func script(_ path: String, method: String? = nil, _ responses: [ScriptedResponse]) async throws {
+        struct Script: Encodable {
+            let path: String
+            let method: String?
+            let responses: [ScriptedResponse]
+        }
+        let payload = try JSONEncoder().encode(Script(path: path, method: method, responses: responses))
+        _ = try await control("POST", "script", body: payload)
+    }
+
+    /// Every request received so far (optionally only those to `path`, ignoring the query), in arrival order.
+    func requests(path: String? = nil) async throws -> [ReceivedRequest] {
+        let query = path.map { [URLQueryItem(name: "path", value: $0)] } ?? []
+        let (data, _) = try await control("GET", "requests", query: query)
+        return try JSONDecoder().decode([ReceivedRequest].self, from: data)
+    }
+
+    /// Waits until at least `count` requests to `path` have arrived and returns all requests to `path`.
+    ///
+    /// Throws ``ScriptedServerError/timedOut(_:)`` after `timeout` seconds.
+    func waitForRequests(path: String, count: Int, timeout: Double = 5) async throws -> [ReceivedRequest] {
+        let query = [
+            URLQueryItem(name: "path", value: path),
+            URLQueryItem(name: "count", value: String(count)),
+            URLQueryItem(name: "timeout", value: String(timeout)),
+        ]
+        let (data, status) = try await control(
+            "GET", "wait", query: query, allowedStatuses: [200, 504], requestTimeout: timeout + 10)
+        if status == 504 {
+            throw ScriptedServerError.timedOut("\(count) request(s) to \(path)")
+        }
+        return try JSONDecoder().decode([ReceivedRequest].self, from: data)
+    }
+
+    /// Waits until a held request on `path` saw its client disconnect.
+    ///
+    /// Returns `false` if that did not happen within `timeout` seconds.
+    func waitForDisconnect(path: String, timeout: Double = 5) async throws -> Bool {
+        let query = [
+            URLQueryItem(name: "path", value: path),
+            URLQueryItem(name: "timeout", value: String(timeout)),
+        ]
+        let (_, status) = try await control(
+            "GET", "wait-disconnect", query: query, allowedStatuses: [200, 504], requestTimeout: timeout + 10)
+        return status == 200
+    }
+
+    /// Clears all scripts, recorded requests and disconnect events.
+    func reset() async throws {
+        _ = try await control("POST", "reset")
+    }
+
+    /// Sends one control request; returns the body and status.
+    private func control(
+        _ method: String,
+        _ endpoint: String,
+        query: [URLQueryItem] = [],
+        body: Data? = nil,
+        allowedStatuses: Set<Int> = [200],
+        requestTimeout: Double = 30
+    ) async throws -> (Data, Int) {
+        var components = URLComponents()
+        components.scheme = "http"
+        components.host = "127.0.0.1"
+        components.port = port
+        components.path = "/__control/\(endpoint)"
+        if !query.isEmpty {
+            components.queryItems = query
+            // URLComponents leaves "+" alone, but the server's parse_qs reads it as a space.
+            components.percentEncodedQuery = components.percentEncodedQuery?
+                .replacingOccurrences(of: "+", with: "%2B")
+        }
+
+        var request = URLRequest(url: components.url!)
+        request.httpMethod = method
+        request.timeoutInterval = requestTimeout
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await session.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? -1
+        guard allowedStatuses.contains(status) else {
+            throw ScriptedServerError.controlFailed(
+                endpoint: endpoint, status: status, body: String(decoding: data, as: UTF8.self))
+        }
+        return (data, status)
+    }
+
+    // MARK: Startup
+
+    /// Reads the `PORT <n>` line from the server's stdout.
+    ///
+    /// The blocking read runs on a dedicated thread (never on the cooperative pool).
+    /// On timeout the process is terminated, which also unblocks that read via EOF.
+    private static func readPort(from handle: FileHandle, process: Process, timeout: Double) async throws -> Int {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+            let once = ResumeOnce(continuation)
+
+            let reader = Thread {
+                var line = Data()
+                while !line.contains(UInt8(ascii: "\n")) {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }  // EOF: the process exited
+                    line.append(chunk)
+                }
+                let text = String(decoding: line, as: UTF8.self)
+                let firstLine = text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
+                let parts = firstLine.split(separator: " ")
+                if parts.count == 2, parts[0] == "PORT", let port = Int(parts[1]), port > 0 {
+                    once.resume(with: .success(port))
+                } else if text.isEmpty {
+                    once.resume(with: .failure(ScriptedServerError.startupFailed(
+                        "process exited before printing its port (is python3 on PATH?)")))
+                } else {
+                    once.resume(with: .failure(ScriptedServerError.startupFailed(
+                        "unexpected first line \(String(firstLine).debugDescription)")))
+                }
+            }
+            reader.name = "ScriptedServer.readPort"
+            reader.start()
+
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                if once.resume(with: .failure(ScriptedServerError.startupTimedOut(seconds: timeout))) {
+                    process.terminate()
+                }
+            }
+        }
+    }
+}
+
+/// Runs `body` with a fresh server and always stops it, even when `body` throws.
+func withScriptedServer<T>(_ body: (ScriptedServer) async throws -> T) async throws -> T {
+    let server = try await ScriptedServer.start()
+    do {
+        let result = try await body(server)
+        server.stop()
+        return result
+    } catch {
+        server.stop()
+        throw error
+    }
+}
+
+// MARK: - Synchronization helpers
+
+/// Resumes a continuation at most once, whichever of several racers gets there first.
+private final class ResumeOnce: Sendable {
+    private let continuation: Locked<CheckedContinuation<Int, any Error>?>
+
+    init(_ continuation: CheckedContinuation<Int, any Error>) {
+        self.continuation = Locked(continuation)
+    }
+
+    /// Returns `true` if this call won the race (and delivered `result`).
+    @discardableResult
+    func resume(with result: Result<Int, any Error>) -> Bool {
+        let winner = continuation.withLock { continuation in
+            defer { continuation = nil }
+            return continuation
+        }
+        winner?.resume(with: result)
+        return winner != nil
+    }
+}

@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""Scripted HTTP/1.1 server for Courier's integration tests.
+
+Standard library only (Python 3.11+). Started by `ScriptedServer.swift`:
+
+    python3 scripted_server.py
+
+binds 127.0.0.1 on an ephemeral port and prints ``PORT <n>`` as its first
+stdout line. Tests then script responses per path through the control API
+under ``/__control/`` and inspect the requests the server received.
+
+Control API (control requests are never recorded):
+
+* ``POST /__control/script`` with JSON
+  ``{"path": "/x", "method": "GET" (optional), "responses": [spec, ...]}``.
+  Responses are served in order to successive matching requests; the last one
+  repeats once the list is exhausted. Scripting a path without a method
+  replaces every script of that path; scripting with a method replaces only
+  that method's script. A method-specific script wins over a method-less one.
+  A response spec is a JSON object::
+
+      {"status": 200,
+       "headers": {"Name": "value"},   # optional
+       "body": "text",                 # optional (UTF-8)
+       "bodyBase64": "...",            # optional
+       "bodySize": N,                  # optional: N bytes of 'x'
+       "delay": 0.5,                   # optional: seconds to sleep first
+       "hold": true,                   # optional: never answer; record a
+                                       #   disconnect event when the client
+                                       #   goes away
+       "echo": true}                   # optional: 200 + JSON description of
+                                       #   the request
+
+* ``GET /__control/requests[?path=/x]`` -> JSON array of received requests
+  ``{"method", "path", "headers": [[name, value], ...], "bodyBase64"}``.
+* ``GET /__control/wait?path=/x&count=N&timeout=5`` -> long-polls until at
+  least N requests to ``/x`` arrived (returns them), or 504.
+* ``GET /__control/wait-disconnect?path=/x&timeout=5[&count=N]`` -> 200
+  ``{"disconnected": true}`` once N (default 1) held requests on ``/x`` saw
+  their client disconnect, or 504.
+* ``POST /__control/reset`` clears scripts, requests and disconnect events.
+
+Unscripted paths answer 404 ``{"message": "no script for <path>",
+"code": "not_found"}``.
+
+The process exits when its stdin reaches EOF (the parent closed the pipe or
+died) or when its parent pid changes (the parent died and we were reparented).
+"""
+
+import base64
+import json
+import os
+import select
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+CONTROL_PREFIX = "/__control/"
+
+# How often a held request polls its socket for a client disconnect.
+HOLD_POLL_INTERVAL = 0.02
+
+# How often the watchdog checks whether our parent process is still alive.
+PARENT_POLL_INTERVAL = 0.5
+
+
+class State:
+    """All mutable server state, guarded by one condition variable.
+
+    Every read or write of the fields below happens with ``self.cond`` held;
+    waiters (``/wait``, ``/wait-disconnect``) are woken with ``notify_all``
+    whenever a request or a disconnect is recorded.
+    """
+
+    def __init__(self):
+        self.cond = threading.Condition()
+        # path -> {method-or-None: {"responses": [...], "next": int}}
+        self.scripts = {}
+        # Recorded requests in arrival order; each also carries "_route"
+        # (the path without query string) for filtering.
+        self.requests = []
+        # path -> number of held requests whose client disconnected.
+        self.disconnects = {}
+
+    def reset(self):
+        with self.cond:
+            self.scripts.clear()
+            self.requests.clear()
+            self.disconnects.clear()
+            self.cond.notify_all()
+
+    def set_script(self, path, method, responses):
+        with self.cond:
+            if method is None:
+                self.scripts[path] = {}
+            self.scripts.setdefault(path, {})[method] = {
+                "responses": list(responses),
+                "next": 0,
+            }
+
+    def next_response(self, path, method):
+        """Returns the next response spec for (path, method), or None."""
+        with self.cond:
+            by_method = self.scripts.get(path)
+            if not by_method:
+                return None
+            script = by_method.get(method) or by_method.get(None)
+            if script is None or not script["responses"]:
+                return None
+            responses = script["responses"]
+            index = min(script["next"], len(responses) - 1)
+            script["next"] += 1
+            return responses[index]
+
+    def record(self, entry):
+        with self.cond:
+            self.requests.append(entry)
+            self.cond.notify_all()
+
+    def record_disconnect(self, path):
+        with self.cond:
+            self.disconnects[path] = self.disconnects.get(path, 0) + 1
+            self.cond.notify_all()
+
+    def requests_for(self, path):
+        """Public (JSON-ready) view of recorded requests, optionally filtered."""
+        with self.cond:
+            return [
+                {k: v for k, v in r.items() if not k.startswith("_")}
+                for r in self.requests
+                if path is None or r["_route"] == path
+            ]
+
+    def wait_for_requests(self, path, count, timeout):
+        """Blocks until `count` requests to `path` arrived; None on timeout."""
+        with self.cond:
+            ok = self.cond.wait_for(
+                lambda: sum(1 for r in self.requests if r["_route"] == path) >= count,
+                timeout=timeout,
+            )
+        return self.requests_for(path) if ok else None
+
+    def wait_for_disconnect(self, path, count, timeout):
+        with self.cond:
+            return self.cond.wait_for(
+                lambda: self.disconnects.get(path, 0) >= count, timeout=timeout
+            )
+
+
+STATE = State()
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Handles every method the same way: control API or scripted response."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "ScriptedServer/1.0"
+
+    def version_string(self):
+        return self.server_version
+
+    # -- plumbing -----------------------------------------------------------
+
+    def log_message(self, format, *args):  # noqa: A002 - stdlib signature
+        """Quiet: no per-request logging on stderr."""
+
+    def handle_any(self):
+        body = self.read_body()
+        split = urlsplit(self.path)
+        route = split.path
+        if route.startswith(CONTROL_PREFIX):
+            self.handle_control(route[len(CONTROL_PREFIX):], split.query, body)
+            return
+
+        STATE.record({
+            "method": self.command,
+            "path": self.path,
+            "headers": [[name, value] for name, value in self.headers.items()],
+            "bodyBase64": base64.b64encode(body).decode("ascii"),
+            "_route": route,
+        })
+
+        spec = STATE.next_response(route, self.command)
+        if spec is None:
+            self.send_json(404, {"message": f"no script for {route}", "code": "not_found"})
+            return
+        self.serve_spec(spec, route, split.query, body)
+
+    do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = handle_any
+    do_TRACE = do_CONNECT = handle_any
+
+    def read_body(self):
+        """Reads the request body (Content-Length or chunked)."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self.read_chunked()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
+    def read_chunked(self):
+        chunks = []
+        while True:
+            line = self.rfile.readline(65537)
+            if not line:
+                raise ConnectionError("EOF in chunked body")
+            size = int(line.split(b";", 1)[0].strip() or b"0", 16)
+            if size == 0:
+                break
+            chunks.append(self.rfile.read(size))
+            self.rfile.readline()  # CRLF after the chunk data
+        # Trailer section: header lines until an empty line.
+        while True:
+            line = self.rfile.readline(65537)
+            if not line or line in (b"\r\n", b"\n"):
+                break
+        return b"".join(chunks)
+
+    def send_body(self, status, body, headers=None, content_type=None):
+        """Sends a complete response; always with Content-Length."""
+        self.send_response(status)
+        names = set()
+        for name, value in (headers or {}).items():
+            self.send_header(name, str(value))
+            names.add(name.lower())
+        if content_type and "content-type" not in names:
+            self.send_header("Content-Type", content_type)
+        if "content-length" not in names:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD" and body:
+            self.wfile.write(body)
+        self.wfile.flush()
+
+    def send_json(self, status, value):
+        self.send_body(status, json.dumps(value).encode("utf-8"), content_type="application/json")
+
+    # -- scripted responses -------------------------------------------------
+
+    def serve_spec(self, spec, route, query, body):
+        delay = float(spec.get("delay") or 0)
+        if delay > 0:
+            time.sleep(delay)
+
+        if spec.get("hold"):
+            self.hold_until_disconnect(route)
+            return
+
+        if spec.get("echo"):
+            self.send_json(200, {
+                "method": self.command,
+                "path": route,
+                "query": query,
+                "headers": [[name, value] for name, value in self.headers.items()],
+                "body": body.decode("utf-8", errors="replace"),
+            })
+            return
+
+        if "bodyBase64" in spec:
+            payload = base64.b64decode(spec["bodyBase64"])
+        elif "bodySize" in spec:
+            payload = b"x" * int(spec["bodySize"])
+        else:
+            payload = str(spec.get("body") or "").encode("utf-8")
+        self.send_body(int(spec.get("status", 200)), payload, headers=spec.get("headers"))
+
+    def hold_until_disconnect(self, route):
+        """Never answers; returns once the client closes the connection."""
+        sock = self.connection
+        while True:
+            readable, _, _ = select.select([sock], [], [], HOLD_POLL_INTERVAL)
+            if readable:
+                try:
+                    data = sock.recv(1, socket.MSG_PEEK)
+                except OSError:
+                    data = b""
+                if not data:
+                    break
+                # The client sent more bytes (e.g. a pipelined request) but is
+                # still connected: keep holding without spinning.
+                time.sleep(HOLD_POLL_INTERVAL)
+        STATE.record_disconnect(route)
+        self.close_connection = True
+
+    # -- control API --------------------------------------------------------
+
+    def handle_control(self, action, query, body):
+        params = {k: v[-1] for k, v in parse_qs(query).items()}
+        try:
+            if action == "script" and self.command == "POST":
+                spec = json.loads(body or b"{}")
+                STATE.set_script(spec["path"], spec.get("method"), spec.get("responses") or [])
+                self.send_json(200, {"ok": True})
+            elif action == "requests":
+                self.send_json(200, STATE.requests_for(params.get("path")))
+            elif action == "wait":
+                found = STATE.wait_for_requests(
+                    params["path"], int(params.get("count", 1)), float(params.get("timeout", 5))
+                )
+                if found is None:
+                    self.send_json(504, {"message": "timed out", "code": "timeout"})
+                else:
+                    self.send_json(200, found)
+            elif action == "wait-disconnect":
+                ok = STATE.wait_for_disconnect(
+                    params["path"], int(params.get("count", 1)), float(params.get("timeout", 5))
+                )
+                if ok:
+                    self.send_json(200, {"disconnected": True})
+                else:
+                    self.send_json(504, {"disconnected": False})
+            elif action == "reset" and self.command == "POST":
+                STATE.reset()
+                self.send_json(200, {"ok": True})
+            else:
+                self.send_json(404, {"message": f"unknown control {action}", "code": "not_found"})
+        except (KeyError, ValueError, TypeError) as error:
+            self.send_json(400, {"message": f"bad control request: {error!r}", "code": "bad_request"})
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        """Quiet about clients going away; report anything else on stderr."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, BrokenPipeError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def watch_stdin():
+    """Exits once stdin reaches EOF (the parent closed the pipe or died)."""
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    finally:
+        os._exit(0)
+
+
+def watch_parent(original_ppid):
+    """Exits if we get reparented (the parent died)."""
+    while True:
+        time.sleep(PARENT_POLL_INTERVAL)
+        if os.getppid() != original_ppid:
+            os._exit(0)
+
+
+def main():
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    print(f"PORT {server.server_address[1]}", flush=True)
+    try:
+        server.serve_forever(poll_interval=0.5)
+    finally:
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
