@@ -1,0 +1,25 @@
+import Foundation
+
+/// An HTTP response as a transport received it: the status code, the header fields and the
+/// whole body.
+///
+/// A plain value with no judgement attached: a 404 or a 500 is a perfectly good
+/// `HTTPResponse`. Turning statuses into ``NetworkError``s is the job of the layer above.
+public struct HTTPResponse: Sendable {
+    /// The status code, e.g. `200` or `404`.
+    public var status: Int
+    /// The header fields, in the order received.
+    public var headers: HTTPHeaders
+    /// The body, empty if the response had none.
+    public var body: Data
+
+    /// Creates a response; headers default to none and the body to empty.
+    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Whether ``status`` is a 2xx success code (`200..<300`).
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+/// Builds request URLs from a base URL, a literal path and query items — a pure function, with
+/// no state and no configuration.
+///
+/// It exists because the obvious tools each get an edge wrong for an HTTP client: string
+/// concatenation lets `?`, `#`, `/` or `..` in user data rewrite the URL; `appending(path:)`
+/// passes `..` through and encodes differently across platforms and Foundation versions; and
+/// `URLComponents.queryItems` leaves `+` unencoded in values, which most servers then decode
+/// as a space.
+///
+/// ```swift
+/// let base = URL(string: "https://api.example.com/v1/")!
+/// let url = try URLBuilder.url(base: base, path: "users/José Ñ/posts",
+///                              query: [URLQueryItem(name: "q", value: "a+b & c")])
+/// // https://api.example.com/v1/users/Jos%C3%A9%20%C3%91/posts?q=a%2Bb%20%26%20c
+/// ```
+public enum URLBuilder {
+    /// Returns `base` with `path` appended to its path and `query` appended to its query.
+    ///
+    /// **Base.** Must be an absolute `http` or `https` URL (scheme compared ignoring case) with a
+    /// non-empty host, and no fragment (not even an empty `#`). It may have a path prefix
+    /// (`https://h/api` and `https://h/api/` are equivalent) and a query, which is kept as is,
+    /// before the new items. The base is otherwise used exactly as written.
+    ///
+    /// **Path.** Literal text, never pre-encoded: `%` means a percent sign.
+    /// - It is split on `/`; leading and repeated slashes are ignored (empty segments are
+    ///   dropped), and the segments are joined to the base path with exactly one `/`, whatever
+    ///   slashes the base ends with. A trailing slash in `path` is kept (`"users/"` →
+    ///   `…/users/`), since some servers route `/users/` and `/users` differently.
+    /// - Each segment is percent-encoded as UTF-8. Only RFC 3986 unreserved characters
+    ///   (`A–Z a–z 0–9 - . _ ~`) and the sub-delimiters `! $ & ' ( ) * , =` are left as they are;
+    ///   everything else is encoded — space, `?`, `#`, `%`, `:`, `@`, non-ASCII — and so are the
+    ///   sub-delimiters `+` (S3 and other servers decode `+` in paths as a space) and `;` (Java
+    ///   servers read it as the start of path parameters). So `users/a b?x` → `/users/a%20b%3Fx`.
+    /// - A segment that is exactly `.` or `..` throws ``NetworkError/invalidURL(_:)``: a server
+    ///   or proxy would resolve it and escape the base's path prefix, so it is never sent or
+    ///   resolved silently.
+    /// - A control character anywhere (C0 including CR, LF and NUL, DEL or C1) throws
+    ///   ``NetworkError/invalidURL(_:)``: it is never a legitimate part of a path.
+    /// - An empty path, or one made only of slashes, leaves the base's path as it is.
+    ///
+    /// **Query.** Each item becomes `name=value`, names and values percent-encoded with only
+    /// the unreserved characters left as they are — `+`, `&`, `=`, `;`, space and non-ASCII are
+    /// all encoded, so `a+b` arrives as `a+b`, not `a b`. A nil value gives `name` alone; an
+    /// empty value gives `name=`. Items are joined with `&` in the given order, after the base's
+    /// own query if it has one. No items adds nothing (no lone `?`).
+    ///
+    /// The result is parsed with `URL(string:)`; if that fails, this throws
+    /// ``NetworkError/invalidURL(_:)`` rather than crashing. Error messages never include the
+    /// base's query, which may carry credentials.
+    public static func url(base: URL, path: String, query: [URLQueryItem] = []) throws(NetworkError) -> URL {
+        let base = base.absoluteURL
+        guard let scheme = base.scheme,
+              HTTPSyntax.equalsIgnoringASCIICase(scheme, "http") || HTTPSyntax.equalsIgnoringASCIICase(scheme, "https")
+        else {
+            let shown = base.scheme.map { "scheme \(HTTPSyntax.quotedForMessage($0))" } ?? "a URL without a scheme"
+            throw .invalidURL("base URL has \(shown); only http and https are supported")
+        }
+        guard let host = base.host, !host.isEmpty else {
+            throw .invalidURL("base URL has no host")
+        }
+        let baseString = base.absoluteString
+        guard base.fragment == nil, !baseString.utf8.contains(UInt8(ascii: "#")) else {
+            throw .invalidURL("base URL must not have a fragment")
+        }
+
+        // Split the base into "scheme://authority/path" and its query (without the "?").
+        let beforeQuery: Substring
+        let baseQuery: Substring?
+        if let mark = baseString.firstIndex(of: "?") {
+            beforeQuery = baseString[..<mark]
+            baseQuery = baseString[baseString.index(after: mark)...]
+        } else {
+            beforeQuery = baseString[...]
+            baseQuery = nil
+        }
+
+        var result = try join(base: beforeQuery, path: path)
+        appendQuery(to: &result, base: baseQuery, items: query)
+
+        guard let url = URL(string: result) else {
+            throw .invalidURL("the built URL could not be parsed")
+        }
+        return url
+    }
+
+    // MARK: - Implementation
+
+    /// Percent-encodes every byte of `text` for which `isAllowed` is false (as `%XX`, uppercase
+    /// hex) and appends the result to `output`.
+    private static func appendPercentEncoded(
+        _ text: some Collection<UInt8>, to output: inout String, allowing isAllowed: (UInt8) -> Bool
+    ) {
+        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count)
+        for byte in text {
+            if isAllowed(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        output += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// RFC 3986 `unreserved`: ALPHA, DIGIT, `-`, `.`, `_`, `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// What a path segment may contain unencoded: unreserved, plus the sub-delimiters that no
+    /// common server or library treats specially in a path (`+` and `;` excluded, see above).
+    private static func isAllowedInSegment(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+             UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: ","),
+             UInt8(ascii: "="):
+            return true
+        default:
+            return isUnreserved(byte)
+        }
+    }
+
+    /// Whether `scalar` is a control character: C0 (U+0000–U+001F), DEL or C1 (U+0080–U+009F).
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// `base` (scheme, authority and path, no query) followed by the encoded segments of
+    /// `path`, following the path rules of ``url(base:path:query:)``.
+    private static func join(base: Substring, path: String) throws(NetworkError) -> String {
+        if let control = path.unicodeScalars.first(where: isControl) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
+            throw .invalidURL("path contains the control character U+\(padded)")
+        }
+        // Split on the byte "/", not the Character: "/" followed by a combining mark is one
+        // Character but still a slash to a server.
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        let segments = path.utf8.split(separator: slash, omittingEmptySubsequences: true)
+        guard !segments.isEmpty else { return String(base) }
+        if segments.contains(where: { $0.elementsEqual([dot]) || $0.elementsEqual([dot, dot]) }) {
+            throw .invalidURL("path contains a \".\" or \"..\" segment, which would escape the base URL's path")
+        }
+
+        var trimmed = base
+        while trimmed.last == "/" { trimmed.removeLast() }
+        var result = String(trimmed)
+        for segment in segments {
+            result += "/"
+            appendPercentEncoded(segment, to: &result, allowing: isAllowedInSegment)
+        }
+        if path.utf8.last == slash { result += "/" }
+        return result
+    }
+
+    /// Appends the query items (and the base's own query) to `result`.
+    private static func appendQuery(to result: inout String, base: Substring?, items: [URLQueryItem]) {
+        guard !items.isEmpty else {
+            if let base { result += "?" + base }
+            return
+        }
+        result += "?"
+        if let base, !base.isEmpty {
+            result += base
+            if base.last != "&" { result += "&" }
+        }
+        for (index, item) in items.enumerated() {
+            if index > 0 { result += "&" }
+            appendPercentEncoded(item.name.utf8, to: &result, allowing: isUnreserved)
+            if let value = item.value {
+                result += "="
+                appendPercentEncoded(value.utf8, to: &result, allowing: isUnreserved)
+            }
+        }
+    }
+}
