@@ -82,24 +82,55 @@ if let url = options.url {
 print("courier-bench: transport \(transportName), \(requestsPerScenario) requests per scenario, \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("name                   conc   requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs  msgs/req")
 
-for concurrency in concurrencies {
-    let request = HTTPRequest(url: target)
-    // Warm up, then measure the raw transport: the baseline every other number is read against.
-    _ = await measure(requests: min(requestsPerScenario / 10, 2_000), concurrency: concurrency) { _ = try await transport.send(request) }
-    let baseline = await measure(requests: requestsPerScenario, concurrency: concurrency) {
-        _ = try await transport.send(request)
-    }
+struct User: Decodable, Sendable {
+    let id: Int
+    let name: String
+    let email: String
+}
+
+let client = APIClient(configuration: .init(
+    baseURL: URL(string: options.url.map { "\($0.scheme ?? "http")://\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" } ?? "https://api.example.com")!,
+    transport: transport,
+    auth: AuthInterceptor { "bench-token" },
+    retryPolicy: .none,
+    maxConcurrentRequests: 256
+))
+let endpoint = Endpoint<User>(path: options.url?.path ?? "/v1/users/42")
+let decoder = JSONDecoder()
+
+@MainActor func report(_ name: String, _ concurrency: Int, _ measured: Measurement, baseline: Measurement, messages: Double) {
     let row = Row(
-        name: "transport", transport: transportName, concurrency: concurrency, requests: baseline.requests,
-        requestsPerSecond: baseline.requestsPerSecond, baselineRequestsPerSecond: baseline.requestsPerSecond,
-        p50Micros: baseline.percentileMicros(0.5), p90Micros: baseline.percentileMicros(0.9),
-        p99Micros: baseline.percentileMicros(0.99), messagesPerRequest: 0, peakRSSMiB: ProcessMemory.peakResidentMiB)
+        name: name, transport: transportName, concurrency: concurrency, requests: measured.requests,
+        requestsPerSecond: measured.requestsPerSecond, baselineRequestsPerSecond: baseline.requestsPerSecond,
+        p50Micros: measured.percentileMicros(0.5), p90Micros: measured.percentileMicros(0.9),
+        p99Micros: measured.percentileMicros(0.99), messagesPerRequest: messages, peakRSSMiB: ProcessMemory.peakResidentMiB)
     rows.append(row)
     print(row.name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: " %6d %10d %10.0f %10.0f %6.2f %9.1f %9.1f %9.1f %9.1f",
                  row.concurrency, row.requests, row.requestsPerSecond, row.baselineRequestsPerSecond,
                  row.requestsPerSecond / row.baselineRequestsPerSecond, row.p50Micros, row.p90Micros, row.p99Micros,
                  row.messagesPerRequest))
+    if measured.failures > 0 { print("  (\(measured.failures) failures)") }
 }
+
+for concurrency in concurrencies {
+    let request = try! client.makeRequest(endpoint)
+    let raw: @Sendable () async throws -> Void = {
+        let response = try await transport.send(request)
+        _ = try decoder.decode(User.self, from: response.body)
+    }
+    let piped: @Sendable () async throws -> Void = { _ = try await client.send(endpoint) }
+    // Warm up both paths, then measure the raw transport + decode (the baseline) and the
+    // pipeline in the same run.
+    _ = await measure(requests: min(requestsPerScenario / 10, 2_000), concurrency: concurrency, raw)
+    _ = await measure(requests: min(requestsPerScenario / 10, 2_000), concurrency: concurrency, piped)
+    let baseline = await measure(requests: requestsPerScenario, concurrency: concurrency, raw)
+    let before = try! await client.pipelineStats().messagesHandled
+    let measured = await measure(requests: requestsPerScenario, concurrency: concurrency, piped)
+    let after = try! await client.pipelineStats().messagesHandled
+    report("transport+decode", concurrency, baseline, baseline: baseline, messages: 0)
+    report("pipeline", concurrency, measured, baseline: baseline, messages: Double(after - before - 1) / Double(measured.requests))
+}
+await client.shutdown()
 print(String(format: "peak RSS %.1f MiB", ProcessMemory.peakResidentMiB))
 
 if let path = options.jsonPath {

@@ -45,6 +45,27 @@ public final class Mailbox<Message: Sendable>: Sendable {
         }
     }
 
+    /// An ask that the asker can abandon: if the calling task is cancelled, the asker is answered
+    /// `cancelledError` at once and `cancelMessage` is sent, so the component can stop the work
+    /// (the component's own later answer is then ignored).
+    public func ask<Value: Sendable>(
+        _ makeMessage: (Reply<Value>) -> Message, onCancel cancelMessage: Message, cancelledError: any Error
+    ) async throws -> Value {
+        let pending = Locked(PendingReply<Value>())
+        return try await withTaskCancellationHandler {
+            try await ask { reply in
+                pending.withLock { $0.reply = reply }
+                // Cancelled before the handler could see the reply: answer now; the component
+                // finds the reply answered and skips the work.
+                if Task.isCancelled { reply.fail(cancelledError) }
+                return makeMessage(reply)
+            }
+        } onCancel: {
+            let reply = pending.withLock { $0.reply }
+            if reply?.fail(cancelledError) == true { _ = deliver(.message(cancelMessage)) }
+        }
+    }
+
     /// Whether the mailbox has been closed for good.
     public var isClosed: Bool { closed.withLock { $0 } }
 
@@ -77,6 +98,12 @@ public final class Mailbox<Message: Sendable>: Sendable {
         @unknown default: return false
         }
     }
+}
+
+/// The reply of a cancellable ask, held weakly so that a component dropping it still answers
+/// the asker (from the reply's deinit).
+private struct PendingReply<Value: Sendable> {
+    weak var reply: Reply<Value>?
 }
 
 /// What travels through a mailbox: a component's message, or a supervisor's stop marker.

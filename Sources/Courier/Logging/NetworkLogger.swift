@@ -1,0 +1,121 @@
+import Foundation
+
+/// How important a log line is.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+    case trace, debug, info, warning, error
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Where Courier writes its logs. Deliberately tiny so any logging system can adapt to it
+/// (see the swift-log adapter in README.md).
+public protocol NetworkLogger: Sendable {
+    /// Lines below this level are not built at all.
+    var minimumLevel: LogLevel { get }
+    /// Writes one line. `metadata` is already redacted.
+    func log(_ level: LogLevel, _ message: String, metadata: [String: String])
+}
+
+extension NetworkLogger {
+    /// Whether a line at `level` would be written.
+    public func isEnabled(_ level: LogLevel) -> Bool { level >= minimumLevel }
+}
+
+/// Writes `LEVEL message key=value ...` lines to standard error. Courier logs nothing unless
+/// a logger is configured; this is the one to configure when you just want to see.
+public struct StandardErrorLogger: NetworkLogger {
+    public let minimumLevel: LogLevel
+
+    /// Creates a logger writing lines at `minimumLevel` and above.
+    public init(minimumLevel: LogLevel = .info) {
+        self.minimumLevel = minimumLevel
+    }
+
+    public func log(_ level: LogLevel, _ message: String, metadata: [String: String]) {
+        guard isEnabled(level) else { return }
+        let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let line = "[courier] \(String(describing: level).uppercased()) \(message)\(fields.isEmpty ? "" : " " + fields)\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+/// Removes secrets from what gets logged: credential headers, token-like query parameters and
+/// JSON body fields. On by default in ``LoggingInterceptor``.
+public struct Redaction: Sendable, Equatable {
+    /// Header names whose values are replaced (case-insensitive).
+    public var headers: Set<String>
+    /// Query parameter and JSON field names whose values are replaced (case-insensitive).
+    public var parameters: Set<String>
+    /// What replaces a secret.
+    public static let placeholder = "<redacted>"
+
+    /// Creates a redaction; the defaults cover Authorization, Proxy-Authorization, Cookie,
+    /// Set-Cookie, and `token`, `access_token`, `refresh_token`, `code`, `password`.
+    public init(
+        headers: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"],
+        parameters: Set<String> = ["token", "access_token", "refresh_token", "code", "password", "id_token", "client_secret"]
+    ) {
+        self.headers = Set(headers.map { $0.lowercased() })
+        self.parameters = Set(parameters.map { $0.lowercased() })
+    }
+
+    /// Nothing is redacted. For local debugging only.
+    public static let off = Redaction(headers: [], parameters: [])
+
+    /// The header's value, or the placeholder if the header is secret.
+    public func value(ofHeader name: String, _ value: String) -> String {
+        headers.contains(name.lowercased()) ? Self.placeholder : value
+    }
+
+    /// The URL as text with secret query values replaced.
+    public func url(_ url: URL) -> String {
+        guard !parameters.isEmpty,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let items = components.percentEncodedQueryItems, !items.isEmpty
+        else { return url.absoluteString }
+        components.percentEncodedQueryItems = items.map { item in
+            let name = item.name.removingPercentEncoding ?? item.name
+            return parameters.contains(name.lowercased()) ? URLQueryItem(name: item.name, value: "%3Credacted%3E") : item
+        }
+        return components.string ?? "<unprintable URL>"
+    }
+
+    /// The body as text, at most `limit` bytes, with secret JSON fields replaced. Non-JSON
+    /// bodies are shown only if they are UTF-8 and contain no secret parameter name.
+    public func body(_ data: Data, limit: Int) -> String {
+        guard !data.isEmpty else { return "" }
+        if !parameters.isEmpty {
+            if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+                let cleaned = redactJSON(json)
+                if let text = try? JSONSerialization.data(withJSONObject: cleaned, options: [.fragmentsAllowed, .sortedKeys]) {
+                    return Self.truncate(text, limit: limit)
+                }
+            }
+            if let text = String(data: data, encoding: .utf8) {
+                let lowered = text.lowercased()
+                if parameters.contains(where: { lowered.contains($0) }) { return "<\(data.count) bytes, redacted>" }
+            }
+        }
+        return Self.truncate(data, limit: limit)
+    }
+
+    private func redactJSON(_ value: Any) -> Any {
+        if let object = value as? [String: Any] {
+            var result: [String: Any] = [:]
+            for (key, field) in object {
+                result[key] = parameters.contains(key.lowercased()) ? Self.placeholder : redactJSON(field)
+            }
+            return result
+        }
+        if let array = value as? [Any] { return array.map(redactJSON) }
+        return value
+    }
+
+    private static func truncate(_ data: Data, limit: Int) -> String {
+        let prefix = data.prefix(limit)
+        guard let text = String(data: prefix, encoding: .utf8) ?? String(data: prefix.dropLast(3), encoding: .utf8) else {
+            return "<\(data.count) bytes, binary>"
+        }
+        return data.count > limit ? text + "… (\(data.count) bytes)" : text
+    }
+}

@@ -1,0 +1,41 @@
+/// Adds `Authorization: Bearer <token>` to requests that need credentials.
+///
+/// The token comes from `token`, read before every attempt (so a retry after a refresh uses the
+/// new token); the TokenStore provides one from its pushed snapshot, so this costs no message.
+/// Requests whose options say `requiresAuth: false`, and public paths (login, refresh, health),
+/// go without. A request that needs auth when there is no token fails with
+/// ``NetworkError/unauthorized`` without being sent.
+public struct AuthInterceptor: RequestInterceptor {
+    /// Paths that never carry credentials, matched on whole trailing path segments
+    /// (`/auth/login` matches `/v1/auth/login`, not `/auth/login-history`).
+    public var publicPaths: [String]
+    private let token: @Sendable () async throws(NetworkError) -> String?
+
+    /// The seeds' public paths: login, refresh, health.
+    public static let defaultPublicPaths = ["/auth/login", "/auth/refresh", "/health"]
+
+    /// Creates an interceptor reading the current access token from `token`.
+    public init(
+        publicPaths: [String] = AuthInterceptor.defaultPublicPaths,
+        token: @escaping @Sendable () async throws(NetworkError) -> String?
+    ) {
+        self.publicPaths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
+        self.token = token
+    }
+
+    public func intercept(_ request: HTTPRequest, context: RequestContext) async throws(NetworkError) -> RequestInterception {
+        guard context.options.requiresAuth, !isPublic(request.url.path) else { return .proceed(request) }
+        guard let token = try await token(), !token.isEmpty else { throw .unauthorized }
+        var request = request
+        request.headers.replaceOrAdd(name: "Authorization", value: "Bearer " + token)
+        return .proceed(request)
+    }
+
+    /// Whether `path` is one of ``publicPaths`` (as whole trailing segments).
+    public func isPublic(_ path: String) -> Bool {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        // Every public path starts with "/", so a suffix match ends on a segment boundary.
+        return publicPaths.contains { path.hasSuffix($0) }
+    }
+}

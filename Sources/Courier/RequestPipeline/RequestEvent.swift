@@ -1,0 +1,23 @@
+/// What happened to a request, for metrics, logs and tests (Alamofire's EventMonitor, the actor
+/// way). Subscribe with ``APIClient/events()``; nothing is built when nobody listens.
+public enum RequestEvent: Sendable {
+    /// The pipeline admitted the request and began its first attempt. `url` is redacted.
+    case started(RequestID, method: HTTPMethod, url: String)
+    /// Attempt number `number` is being sent.
+    case attempt(RequestID, number: Int)
+    /// Attempt `attempt` failed and the request will be tried again after `delay`.
+    case retrying(RequestID, attempt: Int, delay: Duration, reason: String)
+    /// The request succeeded with a 2xx `status`.
+    case finished(RequestID, status: Int, attempts: Int, duration: Duration)
+    /// The request failed with `error` (an error status, a transport error, cancellation…).
+    case failed(RequestID, error: NetworkError, attempts: Int, duration: Duration)
+
+    /// The request this event is about.
+    public var id: RequestID {
+        switch self {
+        case .started(let id, _, _), .attempt(let id, _), .retrying(let id, _, _, _),
+             .finished(let id, _, _, _), .failed(let id, _, _, _):
+            id
+        }
+    }
+}
