@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Each route (a URL path, optionally a method) has a queue of ``Step``s served in order to
 /// successive requests; the last step repeats once the queue is exhausted. Unscripted routes
-/// get the fallback (404 by default). Delays run on the injected clock.
+/// get the fallback (404 by default). Delays run on the injected clock and, like a real
+/// transport, end with ``NetworkError/timeout(underlying:)`` when the request's timeout is shorter.
 public final class ScriptedTransport: HTTPTransport, Sendable {
     /// One canned answer.
     public indirect enum Step: Sendable {
@@ -16,7 +17,8 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
         case fail(NetworkError)
         /// Wait this long on the transport's clock, then take the step.
         case delayed(Duration, Step)
-        /// Never answer; end only when the calling task is cancelled (with `cancelled`).
+        /// Never answer; end only when the request's timeout passes (`timeout`) or the calling
+        /// task is cancelled (`cancelled`).
         case hang
 
         /// A response with this status, headers and UTF-8 body.
@@ -25,7 +27,7 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
         }
 
         /// A JSON response.
-        public static func json(_ status: Int = 200, _ json: String, headers: HTTPHeaders = [:]) -> Step {
+        public static func json(_ json: String, status: Int = 200, headers: HTTPHeaders = [:]) -> Step {
             var headers = headers
             headers.replaceOrAdd(name: "Content-Type", value: "application/json")
             return .status(status, headers: headers, body: json)
@@ -84,10 +86,11 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
             state.served[route] = index + 1
             return steps[min(index, steps.count - 1)]
         }
-        return try await perform(step)
+        return try await perform(step, timeout: request.timeout)
     }
 
-    private func perform(_ step: Step) async throws(NetworkError) -> HTTPResponse {
+    /// Takes `step`, honouring the request's timeout the way a real transport does.
+    private func perform(_ step: Step, timeout: Duration?) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
         switch step {
         case .respond(let response):
@@ -95,11 +98,21 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
         case .fail(let error):
             throw error
         case .delayed(let delay, let next):
-            do { try await clock.sleep(for: delay) } catch { throw .cancelled }
-            return try await perform(next)
+            try await wait(delay, timeout: timeout)
+            return try await perform(next, timeout: timeout.map { $0 - delay })
         case .hang:
-            do { try await clock.sleep(for: .seconds(1_000_000_000)) } catch { throw .cancelled }
+            try await wait(.seconds(1_000_000_000), timeout: timeout)
             throw .cancelled
         }
+    }
+
+    private func wait(_ delay: Duration, timeout: Duration?) async throws(NetworkError) {
+        let timesOut = timeout.map { $0 < delay } ?? false
+        do {
+            try await clock.sleep(for: timesOut ? timeout ?? delay : delay)
+        } catch {
+            throw .cancelled
+        }
+        if timesOut { throw .timeout(underlying: nil) }
     }
 }

@@ -42,7 +42,8 @@ public struct ServerErrorBody: Decodable, Sendable, Equatable {
 
     /// `message (code)` from a JSON error body, or `nil` if the body is not one.
     static func message(in body: Data) -> String? {
-        guard body.first == UInt8(ascii: "{"), let parsed = try? JSONDecoder().decode(ServerErrorBody.self, from: body) else {
+        let firstByte = body.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        guard firstByte == UInt8(ascii: "{"), let parsed = try? JSONDecoder().decode(ServerErrorBody.self, from: body) else {
             return nil
         }
         return parsed.code.map { "\(parsed.message) (\($0))" } ?? parsed.message

@@ -20,7 +20,8 @@ public enum NetworkError: Error, Sendable {
     case notFound
     /// HTTP 409, with the server's body (it usually describes the conflicting state).
     case conflict(body: Data)
-    /// Any other HTTP 4xx/5xx status, with the server's message when its body carried one.
+    /// Any other non-2xx final status (4xx, 5xx, or a 1xx/3xx the transport did not resolve),
+    /// with the server's message when its body carried one.
     case serverError(status: Int, message: String?)
     /// The response body could not be decoded into the expected type.
     /// `bodyPrefix` holds the first bytes of the body, for logs.
@@ -50,7 +51,7 @@ public enum NetworkError: Error, Sendable {
         case .noConnection, .timeout, .overloaded, .componentRestarted:
             return true
         case .serverError(let status, _):
-            return status == 408 || status == 429 || status >= 500
+            return status == 408 || status == 429 || (status >= 500 && status != 501 && status != 505)
         case .invalidURL, .invalidRequest, .unauthorized, .forbidden, .notFound, .conflict,
              .decodingError, .encodingError, .securityError, .responseTooLarge, .cancelled,
              .componentUnavailable, .unknown:
@@ -80,7 +81,9 @@ public enum NetworkError: Error, Sendable {
         case .forbidden: "You don't have permission to do this."
         case .notFound: "The requested resource does not exist."
         case .conflict: "This was changed elsewhere. Refresh and try again."
-        case .serverError(let status, _): "The server had a problem (\(status)). Please try again later."
+        case .serverError(let status, _) where (400..<500).contains(status): "The request was refused (\(status))."
+        case .serverError(let status, _) where status >= 500: "The server had a problem (\(status)). Please try again later."
+        case .serverError(let status, _): "The server gave an unexpected answer (\(status))."
         case .decodingError: "The server's response could not be read."
         case .encodingError: "The request could not be prepared."
         case .securityError: "The connection is not secure."

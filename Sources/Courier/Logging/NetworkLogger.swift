@@ -52,7 +52,7 @@ public struct Redaction: Sendable, Equatable {
     /// Creates a redaction; the defaults cover Authorization, Proxy-Authorization, Cookie,
     /// Set-Cookie, and `token`, `access_token`, `refresh_token`, `code`, `password`.
     public init(
-        headers: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"],
+        headers: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token"],
         parameters: Set<String> = ["token", "access_token", "refresh_token", "code", "password", "id_token", "client_secret"]
     ) {
         self.headers = Set(headers.map { $0.lowercased() })
@@ -62,17 +62,28 @@ public struct Redaction: Sendable, Equatable {
     /// Nothing is redacted. For local debugging only.
     public static let off = Redaction(headers: [], parameters: [])
 
-    /// The header's value, or the placeholder if the header is secret.
+    /// The header's value, or the placeholder if the header is secret. A `Location` URL (an
+    /// OAuth redirect may carry `?code=`) has its secret query values replaced.
     public func value(ofHeader name: String, _ value: String) -> String {
-        headers.contains(name.lowercased()) ? Self.placeholder : value
+        let name = name.lowercased()
+        if headers.contains(name) { return Self.placeholder }
+        if name == "location", let url = URL(string: value) { return self.url(url) }
+        return value
     }
 
-    /// The URL as text with secret query values replaced.
+    /// The URL as text with secret query values replaced, and without user info or fragment
+    /// (either can carry credentials).
     public func url(_ url: URL) -> String {
-        guard !parameters.isEmpty,
-              var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let items = components.percentEncodedQueryItems, !items.isEmpty
-        else { return url.absoluteString }
+        guard !parameters.isEmpty || !headers.isEmpty else { return url.absoluteString }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<unprintable URL>" }
+        if components.user != nil || components.password != nil {
+            components.user = nil
+            components.password = nil
+        }
+        components.fragment = nil
+        guard !parameters.isEmpty, let items = components.percentEncodedQueryItems, !items.isEmpty else {
+            return components.string ?? "<unprintable URL>"
+        }
         components.percentEncodedQueryItems = items.map { item in
             let name = item.name.removingPercentEncoding ?? item.name
             return parameters.contains(name.lowercased()) ? URLQueryItem(name: item.name, value: "%3Credacted%3E") : item
@@ -80,22 +91,20 @@ public struct Redaction: Sendable, Equatable {
         return components.string ?? "<unprintable URL>"
     }
 
-    /// The body as text, at most `limit` bytes, with secret JSON fields replaced. Non-JSON
-    /// bodies are shown only if they are UTF-8 and contain no secret parameter name.
+    /// The body as text, at most `limit` bytes, with secret JSON fields replaced. Other bodies
+    /// are shown only if they are UTF-8 text that mentions no secret parameter name.
     public func body(_ data: Data, limit: Int) -> String {
         guard !data.isEmpty else { return "" }
-        if !parameters.isEmpty {
-            if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
-                let cleaned = redactJSON(json)
-                if let text = try? JSONSerialization.data(withJSONObject: cleaned, options: [.fragmentsAllowed, .sortedKeys]) {
-                    return Self.truncate(text, limit: limit)
-                }
-            }
-            if let text = String(data: data, encoding: .utf8) {
-                let lowered = text.lowercased()
-                if parameters.contains(where: { lowered.contains($0) }) { return "<\(data.count) bytes, redacted>" }
+        guard !parameters.isEmpty else { return Self.truncate(data, limit: limit) }
+        if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+            let cleaned = redactJSON(json)
+            if let text = try? JSONSerialization.data(withJSONObject: cleaned, options: [.fragmentsAllowed, .sortedKeys]) {
+                return Self.truncate(text, limit: limit)
             }
         }
+        guard String(data: data, encoding: .utf8) != nil else { return "<\(data.count) bytes, binary>" }
+        let lowered = String(decoding: data, as: UTF8.self).lowercased()
+        if parameters.contains(where: { lowered.contains($0) }) { return "<\(data.count) bytes, redacted>" }
         return Self.truncate(data, limit: limit)
     }
 

@@ -7,7 +7,9 @@
 /// ``NetworkError/unauthorized`` without being sent.
 public struct AuthInterceptor: RequestInterceptor {
     /// Paths that never carry credentials, matched on whole trailing path segments
-    /// (`/auth/login` matches `/v1/auth/login`, not `/auth/login-history`).
+    /// (`/auth/login` matches `/v1/auth/login`, not `/auth/login-history`). Matching is by
+    /// suffix, so `/health` also matches `/patients/42/health`: that request goes without
+    /// credentials and fails with 401 (safe, but name public paths precisely).
     public var publicPaths: [String]
     private let token: @Sendable () async throws(NetworkError) -> String?
 
@@ -36,6 +38,10 @@ public struct AuthInterceptor: RequestInterceptor {
         var path = Substring(path)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         // Every public path starts with "/", so a suffix match ends on a segment boundary.
-        return publicPaths.contains { path.hasSuffix($0) }
+        return publicPaths.contains { publicPath in
+            var publicPath = Substring(publicPath)
+            while publicPath.count > 1, publicPath.hasSuffix("/") { publicPath = publicPath.dropLast() }
+            return path.hasSuffix(publicPath)
+        }
     }
 }

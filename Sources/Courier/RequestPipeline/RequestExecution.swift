@@ -19,7 +19,8 @@ struct RequestExecution: Sendable {
     /// The pipeline's own mailbox: `finished` and `retryPermit` go there.
     let mailbox: Mailbox<RequestPipelineMessage>
 
-    /// Runs `pending` to its end, answers its reply, and tells the pipeline it is finished.
+    /// Runs `pending` to its end, answers its reply, tells the pipeline it is finished, and
+    /// then publishes the final event (so an observer of that event knows the slot is freed).
     func run(_ pending: PendingRequest) async {
         let started = clock.now
         let publishing = events.hasSubscribers
@@ -27,17 +28,16 @@ struct RequestExecution: Sendable {
             events.publish(.started(pending.id, method: pending.request.method, url: redaction.url(pending.request.url)))
         }
         let (result, attempts) = await attempts(pending, publishing: publishing)
-        if publishing {
-            let duration = clock.now - started
-            switch result {
-            case .success(let response):
-                events.publish(.finished(pending.id, status: response.status, attempts: attempts, duration: duration))
-            case .failure(let error):
-                events.publish(.failed(pending.id, error: error, attempts: attempts, duration: duration))
-            }
-        }
         pending.reply.resume(with: result.mapError { $0 })
         try? mailbox.send(.finished(pending.id))
+        guard publishing else { return }
+        let duration = clock.now - started
+        switch result {
+        case .success(let response):
+            events.publish(.finished(pending.id, status: response.status, attempts: attempts, duration: duration))
+        case .failure(let error):
+            events.publish(.failed(pending.id, error: error, attempts: attempts, duration: duration))
+        }
     }
 
     /// Answers `pending` with `error` without running it (admission refused).
@@ -56,11 +56,12 @@ struct RequestExecution: Sendable {
             guard remaining > .zero else { return (.failure(.timeout(underlying: nil)), attempt - 1) }
             if publishing { events.publish(.attempt(pending.id, number: attempt)) }
 
-            let outcome = await self.attempt(pending, number: attempt, timeout: min(pending.options.timeout ?? attemptTimeout, remaining))
+            let (sent, outcome) = await self.attempt(pending, number: attempt, timeout: min(pending.options.timeout ?? attemptTimeout, remaining))
             if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt) }
 
+            // Judged on the request as sent: an interceptor may have added an Idempotency-Key.
             let decision = policy.decide(
-                attempt: attempt, request: pending.request, outcome: outcome,
+                attempt: attempt, request: sent, outcome: outcome,
                 now: clock.currentDate, randomUnit: random.nextUnit())
             guard case .retry(let delay, let reason) = decision,
                   clock.now + delay < pending.deadline,
@@ -76,8 +77,9 @@ struct RequestExecution: Sendable {
         }
     }
 
-    /// One attempt: interceptors around one transport exchange.
-    private func attempt(_ pending: PendingRequest, number: Int, timeout: Duration) async -> RetryPolicy.AttemptOutcome {
+    /// One attempt: interceptors around one transport exchange. Returns the request as the
+    /// interceptors left it, and how the attempt ended.
+    private func attempt(_ pending: PendingRequest, number: Int, timeout: Duration) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
         let context = RequestContext(id: pending.id, attempt: number, options: pending.options, logger: logger)
         var request = pending.request
         request.timeout = timeout
@@ -95,9 +97,9 @@ struct RequestExecution: Sendable {
             for interceptor in responseInterceptors {
                 final = try await interceptor.intercept(final, to: request, context: context)
             }
-            return .response(final)
+            return (request, .response(final))
         } catch {
-            return .failure(error)
+            return (request, .failure(error))
         }
     }
 

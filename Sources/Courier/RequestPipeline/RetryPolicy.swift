@@ -105,7 +105,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Returns `nil` for anything else; a date in the past means no wait.
     public static func retryAfter(_ value: String, now: Date) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed) { return seconds >= 0 ? .seconds(seconds) : nil }
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            // Digits only (RFC 9110); a number too large for Int is "very long", clamped later.
+            return .seconds(Int64(trimmed) ?? Int64(1e9))
+        }
         guard let date = HTTPDate.parse(trimmed) else { return nil }
         let interval = date.timeIntervalSince(now)
         return interval > 0 ? .milliseconds(Int64((interval * 1000).rounded(.up))) : .zero
@@ -131,7 +134,10 @@ public enum BackoffStrategy: Sendable, Equatable {
         case .constant(let delay): return delay
         case .linear(let base, let increment): return base + increment * step
         case .exponential(let base, let multiplier):
-            return base * pow(multiplier, Double(min(step, 64)))
+            // Computed in seconds and clamped (to ~31 years) so a large step cannot overflow
+            // Duration; the policy's maximumDelay caps it far lower anyway.
+            let seconds = Double(base.components.seconds) + Double(base.components.attoseconds) * 1e-18
+            return .seconds(min(seconds * pow(multiplier, Double(step)), 1e9))
         }
     }
 }

@@ -11,7 +11,8 @@ import Foundation
 /// - Responses: a warning through the request's logger when `X-Content-Type-Options` or
 ///   `X-Frame-Options` is missing.
 public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
-    /// Hosts that may be reached over plain HTTP besides loopback (e.g. a sidecar). Default none.
+    /// Hosts that may be reached over plain HTTP besides loopback (e.g. a sidecar), compared
+    /// case-insensitively. Default none.
     public var insecureHostsAllowed: Set<String>
     /// Whether to warn about missing security headers. Default `true`.
     public var warnsOnMissingSecurityHeaders: Bool
@@ -21,7 +22,7 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
 
     /// Creates a guard; by default only loopback may use plain HTTP.
     public init(insecureHostsAllowed: Set<String> = [], warnsOnMissingSecurityHeaders: Bool = true) {
-        self.insecureHostsAllowed = Set(insecureHostsAllowed.map { $0.lowercased() })
+        self.insecureHostsAllowed = insecureHostsAllowed
         self.warnsOnMissingSecurityHeaders = warnsOnMissingSecurityHeaders
     }
 
@@ -29,7 +30,8 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
         let scheme = request.url.scheme?.lowercased()
         if scheme == "https" { return .proceed(request) }
         let host = request.url.host?.lowercased() ?? ""
-        guard scheme == "http", Self.isLoopback(host) || insecureHostsAllowed.contains(host) else {
+        let allowed = Self.isLoopback(host) || insecureHostsAllowed.contains { $0.lowercased() == host }
+        guard scheme == "http", allowed else {
             throw .securityError("refused plain \(scheme ?? "schemeless") request to \(host.isEmpty ? "an unknown host" : host): HTTPS is required")
         }
         return .proceed(request)
@@ -49,9 +51,13 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
     /// Whether `host` names this machine: `localhost`, an IPv4 address in 127.0.0.0/8, or `::1`.
     public static func isLoopback(_ host: String) -> Bool {
         let host = host.lowercased()
-        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "[::1]" { return true }
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        // A dotted IPv4 literal: four decimal octets, digits only, no leading zeros.
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4, octets.allSatisfy({ UInt8($0) != nil }) else { return false }
-        return octets[0] == "127"
+        let isIPv4 = octets.count == 4 && octets.allSatisfy { octet in
+            (1...3).contains(octet.count) && octet.utf8.allSatisfy { (48...57).contains($0) }
+                && (octet.count == 1 || octet.first != "0") && Int(octet)! <= 255
+        }
+        return isIPv4 && octets[0] == "127"
     }
 }

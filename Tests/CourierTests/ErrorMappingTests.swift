@@ -1,0 +1,295 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+// MARK: - Helpers
+
+/// An underlying error with a known `String(reflecting:)`.
+private struct Cause: Error, CustomDebugStringConvertible {
+    let name: String
+    var debugDescription: String { "Cause<\(name)>" }
+}
+
+private func mapped(_ status: Int, body: String = "") -> NetworkError? {
+    NetworkError(response: HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8)))
+}
+
+/// The `(status, message)` of a `.serverError`, or nil (recording an issue) for anything else.
+private func serverError(
+    _ error: NetworkError?, sourceLocation: SourceLocation = #_sourceLocation
+) -> (status: Int, message: String?)? {
+    guard case .serverError(let status, let message)? = error else {
+        Issue.record("expected .serverError, got \(String(describing: error))", sourceLocation: sourceLocation)
+        return nil
+    }
+    return (status, message)
+}
+
+/// One value of every case.
+private let everyCase: [NetworkError] = [
+    .invalidURL("no host"),
+    .invalidRequest("bad header"),
+    .noConnection(underlying: Cause(name: "offline")),
+    .noConnection(underlying: nil),
+    .timeout(underlying: Cause(name: "slow")),
+    .timeout(underlying: nil),
+    .unauthorized,
+    .forbidden,
+    .notFound,
+    .conflict(body: Data("{}".utf8)),
+    .serverError(status: 500, message: "db down"),
+    .serverError(status: 400, message: nil),
+    .decodingError(underlying: Cause(name: "decode"), bodyPrefix: "<html>"),
+    .encodingError(underlying: Cause(name: "encode")),
+    .securityError("refused plain http request to example.com"),
+    .responseTooLarge(limit: 1024),
+    .cancelled,
+    .overloaded,
+    .componentUnavailable("Cache"),
+    .componentRestarted("TokenStore"),
+    .unknown(underlying: Cause(name: "weird")),
+    .unknown(underlying: nil),
+]
+
+// MARK: - Tests
+
+@Suite("Error mapping")
+struct ErrorMappingTests {
+    // MARK: NetworkError(response:)
+
+    @Test("2xx responses are not errors", arguments: [200, 201, 202, 204, 206, 299])
+    func successIsNil(status: Int) {
+        #expect(mapped(status, body: #"{"message":"fine"}"#) == nil)
+    }
+
+    @Test("401, 403 and 404 map to their own cases")
+    func namedStatuses() {
+        guard case .unauthorized? = mapped(401, body: #"{"message":"expired"}"#) else {
+            Issue.record("401 should be .unauthorized")
+            return
+        }
+        guard case .forbidden? = mapped(403) else {
+            Issue.record("403 should be .forbidden")
+            return
+        }
+        guard case .notFound? = mapped(404, body: "<html>not here</html>") else {
+            Issue.record("404 should be .notFound")
+            return
+        }
+    }
+
+    @Test("409 carries the exact body bytes")
+    func conflictCarriesBody() {
+        let bytes = Data([0x7B, 0x22, 0x76, 0x22, 0x3A, 0x33, 0x7D, 0x00, 0xFF, 0x0A]) // {"v":3} NUL 0xFF LF
+        let error = NetworkError(response: HTTPResponse(status: 409, body: bytes))
+        guard case .conflict(let body)? = error else {
+            Issue.record("expected .conflict, got \(String(describing: error))")
+            return
+        }
+        #expect(body == bytes)
+        #expect(error?.statusCode == 409)
+
+        guard case .conflict(let empty)? = NetworkError(response: HTTPResponse(status: 409)) else {
+            Issue.record("expected .conflict for an empty 409")
+            return
+        }
+        #expect(empty.isEmpty)
+    }
+
+    @Test("other statuses map to serverError with the status", arguments: [400, 402, 405, 408, 418, 422, 429, 500, 502, 503, 504, 599])
+    func otherStatusesAreServerErrors(status: Int) {
+        let error = serverError(mapped(status, body: #"{"message":"db down","code":"E42"}"#))
+        #expect(error?.status == status)
+        #expect(error?.message == "db down (E42)")
+    }
+
+    @Test("server message: string code")
+    func messageWithStringCode() {
+        #expect(serverError(mapped(500, body: #"{"message":"db down","code":"E42"}"#))?.message == "db down (E42)")
+        #expect(serverError(mapped(503, body: #"{"code":"E42","message":"db down","extra":[1,2]}"#))?.message == "db down (E42)")
+    }
+
+    @Test("server message: numeric code")
+    func messageWithNumericCode() {
+        #expect(serverError(mapped(500, body: #"{"message":"db down","code":42}"#))?.message == "db down (42)")
+        #expect(serverError(mapped(418, body: #"{"message":"teapot","code":-7}"#))?.message == "teapot (-7)")
+    }
+
+    @Test("server message: no code, a null code or an unusable code gives the message alone")
+    func messageWithoutCode() {
+        #expect(serverError(mapped(500, body: #"{"message":"db down"}"#))?.message == "db down")
+        #expect(serverError(mapped(500, body: #"{"message":"db down","code":null}"#))?.message == "db down")
+        #expect(serverError(mapped(500, body: #"{"message":"db down","code":true}"#))?.message == "db down")
+        #expect(serverError(mapped(500, body: #"{"message":"db down","code":{"x":1}}"#))?.message == "db down")
+    }
+
+    @Test(
+        "no server message without a JSON error body",
+        arguments: [
+            "", "<html><body>Bad Gateway</body></html>", "db down", #"{"error":"db down"}"#, #"{"code":"E42"}"#,
+            #"{"message":null}"#, #"{"message":42}"#, #"["message","db down"]"#, #"{"message":"db down""#, "{",
+        ])
+    func noMessage(body: String) {
+        let error = serverError(mapped(502, body: body))
+        #expect(error?.status == 502)
+        #expect(error?.message == nil)
+    }
+
+    @Test("a server message survives non-ASCII text")
+    func unicodeMessage() {
+        #expect(serverError(mapped(500, body: #"{"message":"base de données indisponible","code":"É1"}"#))?.message
+            == "base de données indisponible (É1)")
+    }
+
+    // MARK: isRetryable
+
+    @Test("isRetryable for every case")
+    func isRetryable() {
+        #expect(NetworkError.noConnection(underlying: nil).isRetryable)
+        #expect(NetworkError.timeout(underlying: Cause(name: "t")).isRetryable)
+        #expect(NetworkError.overloaded.isRetryable)
+        #expect(NetworkError.componentRestarted("Cache").isRetryable)
+        for status in [408, 429, 500, 502, 503, 504, 599] {
+            #expect(NetworkError.serverError(status: status, message: nil).isRetryable, "status \(status)")
+        }
+        for status in [400, 402, 405, 410, 418, 422] {
+            #expect(!NetworkError.serverError(status: status, message: "x").isRetryable, "status \(status)")
+        }
+        let permanent: [NetworkError] = [
+            .invalidURL("x"), .invalidRequest("x"), .unauthorized, .forbidden, .notFound, .conflict(body: Data()),
+            .decodingError(underlying: Cause(name: "d"), bodyPrefix: ""), .encodingError(underlying: Cause(name: "e")),
+            .securityError("x"), .responseTooLarge(limit: 1), .cancelled, .componentUnavailable("x"),
+            .unknown(underlying: nil),
+        ]
+        for error in permanent {
+            #expect(!error.isRetryable, "\(error) should not be retryable")
+        }
+    }
+
+    @Test("mapped responses: retryable exactly for 408, 429 and 5xx")
+    func mappedRetryability() {
+        #expect(mapped(503)?.isRetryable == true)
+        #expect(mapped(429)?.isRetryable == true)
+        #expect(mapped(408)?.isRetryable == true)
+        #expect(mapped(500)?.isRetryable == true)
+        #expect(mapped(400)?.isRetryable == false)
+        #expect(mapped(401)?.isRetryable == false)
+        #expect(mapped(404)?.isRetryable == false)
+        #expect(mapped(409)?.isRetryable == false)
+    }
+
+    // MARK: statusCode
+
+    @Test("statusCode for every case")
+    func statusCode() {
+        #expect(NetworkError.unauthorized.statusCode == 401)
+        #expect(NetworkError.forbidden.statusCode == 403)
+        #expect(NetworkError.notFound.statusCode == 404)
+        #expect(NetworkError.conflict(body: Data("x".utf8)).statusCode == 409)
+        #expect(NetworkError.serverError(status: 503, message: nil).statusCode == 503)
+        #expect(NetworkError.serverError(status: 418, message: "teapot").statusCode == 418)
+        let statusless = everyCase.filter {
+            switch $0 {
+            case .unauthorized, .forbidden, .notFound, .conflict, .serverError: false
+            default: true
+            }
+        }
+        #expect(statusless.count == 16)
+        for error in statusless {
+            #expect(error.statusCode == nil, "\(error)")
+        }
+    }
+
+    @Test("a mapped response's statusCode is the response's status", arguments: [401, 403, 404, 409, 400, 418, 429, 500, 503])
+    func mappedStatusCode(status: Int) {
+        #expect(mapped(status)?.statusCode == status)
+    }
+
+    // MARK: userMessage
+
+    @Test("userMessage is a non-empty sentence for every case and leaks no internals")
+    func userMessage() {
+        for error in everyCase {
+            let message = error.userMessage
+            #expect(!message.isEmpty, "\(error)")
+            #expect(message.first?.isUppercase == true, "\(error): \(message)")
+            #expect(message.hasSuffix("."), "\(error): \(message)")
+            for detail in ["Cause<", "db down", "example.com", "bad header", "no host", "<html>", "Cache", "TokenStore"] {
+                #expect(!message.contains(detail), "\(error): \(message)")
+            }
+        }
+        #expect(NetworkError.unauthorized.userMessage == "Your session has expired. Please sign in again.")
+        #expect(NetworkError.serverError(status: 503, message: "db down").userMessage
+            == "The server had a problem (503). Please try again later.")
+        #expect(NetworkError.noConnection(underlying: nil).userMessage == "No internet connection. Check your connection and try again.")
+    }
+
+    // MARK: description and underlyingError
+
+    @Test("description includes the underlying cause")
+    func descriptionIncludesCause() {
+        #expect(NetworkError.noConnection(underlying: Cause(name: "offline")).description == "noConnection (cause: Cause<offline>)")
+        #expect(NetworkError.timeout(underlying: Cause(name: "slow")).description == "timeout (cause: Cause<slow>)")
+        #expect(NetworkError.unknown(underlying: Cause(name: "weird")).description == "unknown (cause: Cause<weird>)")
+        #expect(NetworkError.encodingError(underlying: Cause(name: "encode")).description == "encodingError (cause: Cause<encode>)")
+        #expect(NetworkError.decodingError(underlying: Cause(name: "decode"), bodyPrefix: #"{"id":"#).description
+            == #"decodingError, body starts with: {"id": (cause: Cause<decode>)"#)
+        let urlError = URLError(.notConnectedToInternet)
+        let described = NetworkError.noConnection(underlying: urlError).description
+        #expect(described == "noConnection (cause: \(String(reflecting: urlError)))")
+        #expect(described.contains("URLError") || described.contains("NSURLErrorDomain") || described.contains("-1009"))
+    }
+
+    @Test("description without a cause, and for the causeless cases")
+    func descriptionWithoutCause() {
+        #expect(NetworkError.noConnection(underlying: nil).description == "noConnection")
+        #expect(NetworkError.timeout(underlying: nil).description == "timeout")
+        #expect(NetworkError.unknown(underlying: nil).description == "unknown")
+        #expect(NetworkError.invalidURL("no host").description == "invalidURL: no host")
+        #expect(NetworkError.invalidRequest("bad header").description == "invalidRequest: bad header")
+        #expect(NetworkError.unauthorized.description == "unauthorized (401)")
+        #expect(NetworkError.forbidden.description == "forbidden (403)")
+        #expect(NetworkError.notFound.description == "notFound (404)")
+        #expect(NetworkError.conflict(body: Data(count: 12)).description == "conflict (409), 12-byte body")
+        #expect(NetworkError.serverError(status: 500, message: "db down (E42)").description == "serverError(500): db down (E42)")
+        #expect(NetworkError.serverError(status: 502, message: nil).description == "serverError(502)")
+        #expect(NetworkError.securityError("refused").description == "securityError: refused")
+        #expect(NetworkError.responseTooLarge(limit: 1024).description == "responseTooLarge (limit 1024 bytes)")
+        #expect(NetworkError.cancelled.description == "cancelled")
+        #expect(NetworkError.overloaded.description == "overloaded")
+        #expect(NetworkError.componentUnavailable("Cache").description == "componentUnavailable(Cache)")
+        #expect(NetworkError.componentRestarted("Cache").description == "componentRestarted(Cache)")
+        #expect("\(NetworkError.forbidden)" == "forbidden (403)")
+    }
+
+    @Test("underlyingError is the wrapped cause, for exactly the cases that have one")
+    func underlyingError() {
+        for error in everyCase {
+            let cause = error.underlyingError as? Cause
+            switch error {
+            case .noConnection(let wrapped?), .timeout(let wrapped?), .unknown(let wrapped?):
+                #expect(cause?.name == (wrapped as? Cause)?.name, "\(error)")
+                #expect(cause != nil, "\(error)")
+            case .decodingError(let wrapped, _), .encodingError(let wrapped):
+                #expect(cause?.name == (wrapped as? Cause)?.name, "\(error)")
+                #expect(cause != nil, "\(error)")
+            default:
+                #expect(error.underlyingError == nil, "\(error)")
+            }
+        }
+    }
+
+    @Test("ServerErrorBody decodes directly too")
+    func serverErrorBodyDecoding() throws {
+        let decoded = try JSONDecoder().decode(ServerErrorBody.self, from: Data(#"{"message":"db down","code":7}"#.utf8))
+        #expect(decoded.message == "db down")
+        #expect(decoded.code == "7")
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(ServerErrorBody.self, from: Data(#"{"code":"E1"}"#.utf8))
+        }
+        #expect(ServerErrorBody.message(in: Data(#"{"message":"m","code":"c"}"#.utf8)) == "m (c)")
+        #expect(ServerErrorBody.message(in: Data()) == nil)
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+@testable import Courier
+import CourierTesting
+
+@Suite struct PipelineAdmissionTests {
+    @Test func pastTheQueueBoundRequestsAreOverloadedAndMemoryStaysBounded() async throws {
+        let transport = ScriptedTransport()
+        transport.script("/hang", [.hang])
+        let api = client(URL(string: "https://api.test")!, transport: transport) {
+            $0.maxConcurrentRequests = 4
+            $0.maxQueuedRequests = 16
+        }
+        let rejections = api.events()
+        let calls = (0..<2_000).map { _ in Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) } }
+        // 4 run and 16 wait; every other request is refused at once.
+        let refused = await finalEvents(rejections, count: 1_980)
+        #expect(refused.allSatisfy { if case .failed(_, .overloaded, 0, _) = $0 { true } else { false } })
+        let stats = try await api.pipelineStats()
+        #expect(stats.inFlight == 4)
+        #expect(stats.queued == 16)
+        #expect(stats.rejected == 1_980)
+
+        // Cancelling the rest frees everything: no task is left behind.
+        let stream = api.events()
+        var overloaded = 0
+        for call in calls { call.cancel() }
+        var cancelled = 0
+        for call in calls {
+            switch await failure(of: call) {
+            case .cancelled?: cancelled += 1
+            case .overloaded?: overloaded += 1
+            default: Issue.record("unexpected outcome")
+            }
+        }
+        #expect(cancelled == 20)
+        #expect(overloaded == 1_980)
+        _ = await finalEvents(stream, count: 4)          // the 4 running requests' tasks have ended
+        let after = try await api.pipelineStats()
+        #expect(after.inFlight == 0)
+        #expect(after.queued == 0)
+        #expect(transport.requests.count == 4)           // queued requests never reached the transport
+        await api.shutdown()
+    }
+
+    @Test func tenThousandConcurrentRequestsGetTheirOwnAnswers() async throws {
+        let transport = InMemoryTransport { request throws(NetworkError) in
+            let id = Int(request.url.lastPathComponent) ?? -1
+            return HTTPResponse(status: 200, body: Data(#"{"id":\#(id),"name":"user-\#(id)"}"#.utf8))
+        }
+        let api = client(URL(string: "https://api.test")!, transport: transport) {
+            $0.maxQueuedRequests = 10_000
+            $0.auth = AuthInterceptor { "t" }
+        }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for id in 0..<10_000 {
+                group.addTask {
+                    guard let user = try? await api.send(Endpoint<User>(path: "users/\(id)")) else { return 1 }
+                    return user == User(id: id, name: "user-\(id)") ? 0 : 1
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+        let stats = try await api.pipelineStats()
+        #expect(stats.admitted == 10_000)
+        #expect(stats.inFlight == 0 && stats.queued == 0)
+        #expect(stats.messagesHandled == 20_001)          // execute + finished per request, and this ask
+        await api.shutdown()
+    }
+}
+
+@Suite struct PipelineCancellationTests {
+    @Test func cancellingTheCallerReachesTheServer() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/hold", [.hold])
+            let api = client(server.baseURL)
+            let stream = api.events()
+            let call = Task { try await api.send(Endpoint<User>(path: "hold")) }
+            _ = try await server.waitForRequests(path: "/hold", count: 1)
+            call.cancel()
+            let error = await #expect(throws: NetworkError.self) { try await call.value }
+            guard case .cancelled? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(try await server.waitForDisconnect(path: "/hold"))
+            let seen = await finalEvents(stream, count: 1)
+            guard case .failed(_, .cancelled, _, _)? = seen.last else { Issue.record("last event \(String(describing: seen.last))"); return }
+            let stats = try await api.pipelineStats()
+            #expect(stats.inFlight == 0)
+            #expect(try await server.requests(path: "/hold").count == 1)   // a cancellation is never retried
+            await api.shutdown()
+        }
+    }
+
+    @Test func aCancelledRequestNeverReachesTheTransportWhenCancelledEarly() async throws {
+        let transport = ScriptedTransport()
+        let api = client(URL(string: "https://api.test")!, transport: transport)
+        let call = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await api.send(Endpoint<User>(path: "users/1"))
+        }
+        let error = await #expect(throws: NetworkError.self) { try await call.value }
+        guard case .cancelled? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(transport.requests.isEmpty)
+        await api.shutdown()
+    }
+
+    @Test func callsAfterShutdownAreUnavailable() async throws {
+        let api = client(URL(string: "https://api.test")!, transport: ScriptedTransport())
+        await api.shutdown()
+        let error = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<User>(path: "users/1")) }
+        guard case .componentUnavailable("RequestPipeline")? = error else { Issue.record("got \(String(describing: error))"); return }
+    }
+
+    @Test func eventsDescribeARetriedRequest() async throws {
+        let transport = ScriptedTransport()
+        transport.script("/flaky", [.status(500), .json(#"{"id":1,"name":"A"}"#)])
+        let api = client(URL(string: "https://api.test")!, transport: transport)
+        let stream = api.events()
+        _ = try await api.send(Endpoint<User>(path: "flaky"))
+        let seen = await finalEvents(stream, count: 1).map { event -> String in
+            switch event {
+            case .started(_, let method, let url): "started \(method) \(url)"
+            case .attempt(_, let number): "attempt \(number)"
+            case .retrying(_, let attempt, let delay, let reason): "retrying \(attempt) \(delay) \(reason)"
+            case .finished(_, let status, let attempts, _): "finished \(status) \(attempts)"
+            case .failed(_, let error, _, _): "failed \(error)"
+            }
+        }
+        #expect(seen == ["started GET https://api.test/flaky", "attempt 1", "retrying 1 0.0 seconds status 500", "attempt 2", "finished 200 2"])
+        await api.shutdown()
+    }
+}
+
+/// The `NetworkError` a call's task ended with, or `nil` if it succeeded.
+func failure<Value>(of call: Task<Value, any Error>) async -> NetworkError? {
+    switch await call.result {
+    case .success: nil
+    case .failure(let error): error as? NetworkError ?? .unknown(underlying: error)
+    }
+}
