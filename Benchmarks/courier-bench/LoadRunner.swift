@@ -64,6 +64,33 @@ func measure(
     return Measurement(requests: requests, failures: results.1, elapsed: elapsed, latencies: results.0.sorted())
 }
 
+extension Measurement {
+    /// Several runs of the same scenario taken as one: requests and time add up.
+    init(combining runs: [Measurement]) {
+        self.init(
+            requests: runs.reduce(0) { $0 + $1.requests },
+            failures: runs.reduce(0) { $0 + $1.failures },
+            elapsed: runs.reduce(.zero) { $0 + $1.elapsed },
+            latencies: runs.flatMap(\.latencies).sorted())
+    }
+}
+
+/// Measures several paths of one scenario in interleaved rounds whose order rotates
+/// (A B C, B C A, C A B, …), so drift in the machine's load (it is shared and noisy) and the
+/// position in a round hit every path alike; returns one combined measurement per path.
+func measureInterleaved(
+    requests: Int, concurrency: Int, rounds: Int, _ paths: [@Sendable () async throws -> Void]
+) async -> [Measurement] {
+    var runs = Array(repeating: [Measurement](), count: paths.count)
+    for round in 0..<rounds {
+        for offset in paths.indices {
+            let index = (round + offset) % paths.count
+            runs[index].append(await measure(requests: requests / rounds, concurrency: concurrency, paths[index]))
+        }
+    }
+    return runs.map(Measurement.init(combining:))
+}
+
 /// Resident memory figures of this process, from /proc (zero where unavailable).
 enum ProcessMemory {
     /// Peak resident set size, in MiB.

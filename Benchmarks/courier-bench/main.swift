@@ -1,14 +1,18 @@
 import Courier
 import CourierTesting
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-/// courier-bench: throughput and latency of Courier's request path, measured in the same run
-/// as a baseline (the same transport called directly), so the ratio is what to read.
-///
-///     swift run -c release courier-bench            # in-memory transport (embedded default)
-///     swift run -c release courier-bench --quick    # a short run (CI)
-///     swift run -c release courier-bench --url http://127.0.0.1:8080/small.json
-///     swift run -c release courier-bench --json results.json
+// courier-bench: throughput and latency of Courier's request path, measured in the same run
+// as a baseline (the same transport called directly, plus the same JSON decode), so the ratio
+// is what to read on a shared, noisy machine.
+//
+//     swift run -c release courier-bench            # in-memory transport (the embedded default)
+//     swift run -c release courier-bench --quick    # a short run (CI)
+//     swift run -c release courier-bench --url http://127.0.0.1:8089/v1/users/42
+//     swift run -c release courier-bench --json results.json
 
 struct Options {
     var quick = false
@@ -21,16 +25,19 @@ struct Options {
         while let argument = iterator.next() {
             switch argument {
             case "--quick": options.quick = true
-            case "--json": options.jsonPath = iterator.next()
+            case "--json":
+                guard let path = iterator.next() else { fail("--json needs a path") }
+                options.jsonPath = path
             case "--url":
-                guard let text = iterator.next(), let url = URL(string: text), url.host != nil else {
+                guard let text = iterator.next(), let url = URL(string: text), url.host != nil,
+                      ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
                     fail("--url needs an absolute http(s) URL")
                 }
                 options.url = url
             case "--help", "-h":
                 print("usage: courier-bench [--quick] [--json PATH] [--url URL]")
                 exit(0)
-            default: fail("unknown argument \(argument)")
+            default: fail("unknown argument \(argument) (try --help)")
             }
         }
         return options
@@ -42,9 +49,16 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-/// The small JSON body the embedded in-memory server answers with (52 bytes).
+/// The body the embedded in-memory server answers with (52 bytes, as nginx's config does).
 let sampleBody = Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@ex.org"}"#.utf8)
 
+struct User: Decodable, Sendable {
+    let id: Int
+    let name: String
+    let email: String
+}
+
+/// One line of results (the JSON schema of `--json`).
 struct Row: Encodable {
     let name: String
     let transport: String
@@ -59,86 +73,120 @@ struct Row: Encodable {
     let peakRSSMiB: Double
 }
 
-let options = Options.parse(CommandLine.arguments)
-let concurrencies = [1, 16, 64, 256]
 var rows: [Row] = []
 
-let transportName: String
-let transport: any HTTPTransport
-let target: URL
-let requestsPerScenario: Int
-if let url = options.url {
-    transportName = "urlsession"
-    transport = URLSessionTransport()
-    target = url
-    requestsPerScenario = options.quick ? 500 : 5_000
-} else {
-    transportName = "in-memory"
-    transport = InMemoryTransport(always: HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: sampleBody))
-    target = URL(string: "https://api.example.com/v1/users/42")!
-    requestsPerScenario = options.quick ? 20_000 : 200_000
-}
-
-print("courier-bench: transport \(transportName), \(requestsPerScenario) requests per scenario, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-print("name                   conc   requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs  msgs/req")
-
-struct User: Decodable, Sendable {
-    let id: Int
-    let name: String
-    let email: String
-}
-
-let client = APIClient(configuration: .init(
-    baseURL: URL(string: options.url.map { "\($0.scheme ?? "http")://\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" } ?? "https://api.example.com")!,
-    transport: transport,
-    auth: AuthInterceptor { "bench-token" },
-    retryPolicy: .none,
-    maxConcurrentRequests: 256
-))
-let endpoint = Endpoint<User>(path: options.url?.path ?? "/v1/users/42")
-let decoder = JSONDecoder()
-
-@MainActor func report(_ name: String, _ concurrency: Int, _ measured: Measurement, baseline: Measurement, messages: Double) {
+@MainActor func report(_ name: String, _ transport: String, _ concurrency: Int, _ measured: Measurement, baseline: Measurement, messages: Double) {
     let row = Row(
-        name: name, transport: transportName, concurrency: concurrency, requests: measured.requests,
+        name: name, transport: transport, concurrency: concurrency, requests: measured.requests,
         requestsPerSecond: measured.requestsPerSecond, baselineRequestsPerSecond: baseline.requestsPerSecond,
         p50Micros: measured.percentileMicros(0.5), p90Micros: measured.percentileMicros(0.9),
         p99Micros: measured.percentileMicros(0.99), messagesPerRequest: messages, peakRSSMiB: ProcessMemory.peakResidentMiB)
     rows.append(row)
-    print(row.name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: " %6d %10d %10.0f %10.0f %6.2f %9.1f %9.1f %9.1f %9.1f",
-                 row.concurrency, row.requests, row.requestsPerSecond, row.baselineRequestsPerSecond,
-                 row.requestsPerSecond / row.baselineRequestsPerSecond, row.p50Micros, row.p90Micros, row.p99Micros,
-                 row.messagesPerRequest))
-    if measured.failures > 0 { print("  (\(measured.failures) failures)") }
+    let columns = String(
+        format: " %6d %9d %10.0f %10.0f %6.2f %9.1f %9.1f %9.1f %8.2f",
+        row.concurrency, row.requests, row.requestsPerSecond, row.baselineRequestsPerSecond,
+        row.requestsPerSecond / row.baselineRequestsPerSecond, row.p50Micros, row.p90Micros, row.p99Micros,
+        row.messagesPerRequest)
+    print(row.name.padding(toLength: 18, withPad: " ", startingAt: 0) + columns
+          + (measured.failures > 0 ? "  (\(measured.failures) failed)" : ""))
 }
 
-for concurrency in concurrencies {
-    let request = try! client.makeRequest(endpoint)
-    let raw: @Sendable () async throws -> Void = {
+let options = Options.parse(CommandLine.arguments)
+let decoder = JSONDecoder()
+
+// The raw path (baseline) and the transport the pipeline uses.
+let transportName: String
+let pipelineTransport: any HTTPTransport
+let raw: @Sendable () async throws -> Void
+let baseURL: URL
+let path: String
+let requestsPerScenario: Int
+if let url = options.url {
+    transportName = "urlsession"
+    pipelineTransport = URLSessionTransport()
+    let session = URLSession(configuration: .ephemeral)
+    raw = {
+        let (data, _) = try await session.data(for: URLRequest(url: url))
+        _ = try decoder.decode(User.self, from: data)
+    }
+    var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+    path = components.path
+    components.path = ""
+    components.query = nil
+    baseURL = components.url!
+    requestsPerScenario = options.quick ? 1_000 : 10_000
+} else {
+    transportName = "in-memory"
+    let transport = InMemoryTransport(always: HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: sampleBody))
+    pipelineTransport = transport
+    let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/users/42")!)
+    raw = {
         let response = try await transport.send(request)
         _ = try decoder.decode(User.self, from: response.body)
     }
-    let piped: @Sendable () async throws -> Void = { _ = try await client.send(endpoint) }
-    // Warm up both paths, then measure the raw transport + decode (the baseline) and the
-    // pipeline in the same run.
-    _ = await measure(requests: min(requestsPerScenario / 10, 2_000), concurrency: concurrency, raw)
-    _ = await measure(requests: min(requestsPerScenario / 10, 2_000), concurrency: concurrency, piped)
-    let baseline = await measure(requests: requestsPerScenario, concurrency: concurrency, raw)
-    let before = try! await client.pipelineStats().messagesHandled
-    let measured = await measure(requests: requestsPerScenario, concurrency: concurrency, piped)
-    let after = try! await client.pipelineStats().messagesHandled
-    report("transport+decode", concurrency, baseline, baseline: baseline, messages: 0)
-    report("pipeline", concurrency, measured, baseline: baseline, messages: Double(after - before - 1) / Double(measured.requests))
+    baseURL = URL(string: "https://api.example.com")!
+    path = "/v1/users/42"
+    requestsPerScenario = options.quick ? 20_000 : 200_000
+}
+
+// The measured path: the cache-miss path with the security guard and the auth interceptor on.
+let client = APIClient(configuration: .init(
+    baseURL: baseURL,
+    transport: pipelineTransport,
+    auth: AuthInterceptor { "bench-token" },
+    retryPolicy: .none,
+    maxConcurrentRequests: 256
+))
+let endpoint = Endpoint<User>(path: path)
+let transportOnly: (@Sendable () async throws -> Void)? = options.url.map { url in
+    let request = HTTPRequest(url: url)
+    return {
+        let response = try await pipelineTransport.send(request)
+        _ = try decoder.decode(User.self, from: response.body)
+    }
+}
+let piped: @Sendable () async throws -> Void = { _ = try await client.send(endpoint) }
+
+print("courier-bench: \(transportName) transport, \(requestsPerScenario) requests per scenario, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("baseline: the same transport called directly + JSON decode; pipeline: APIClient.send (security guard + auth + decode)")
+print("name                 conc  requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs msgs/req")
+
+for concurrency in [1, 16, 64, 256] {
+    let warmup = max(requestsPerScenario / 10, 100)
+    _ = await measure(requests: warmup, concurrency: concurrency, raw)
+    _ = await measure(requests: warmup, concurrency: concurrency, piped)
+    let paths = [raw, piped] + (transportOnly.map { [$0] } ?? [])
+    let before = (try? await client.pipelineStats().messagesHandled) ?? 0
+    let results = await measureInterleaved(requests: requestsPerScenario, concurrency: concurrency, rounds: 6, paths)
+    let after = (try? await client.pipelineStats().messagesHandled) ?? 0
+    // `after` counts the stats ask that read `before`; it is not part of the requests.
+    let messages = Double(after - before - 1) / Double(results[1].requests)
+    report("baseline", transportName, concurrency, results[0], baseline: results[0], messages: 0)
+    if results.count > 2 {
+        // URLSessionTransport alone (no pipeline): separates the transport's cost from the pipeline's.
+        report("transport", transportName, concurrency, results[2], baseline: results[0], messages: 0)
+    }
+    report("pipeline", transportName, concurrency, results[1], baseline: results[0], messages: messages)
 }
 await client.shutdown()
+
+// What one message costs in this runtime (tell: one enqueue + handle; ask: a round trip).
+let runtime = await RuntimeCosts.measure(messages: options.quick ? 200_000 : 2_000_000)
+print(String(format: "runtime: %.0f ns per tell, %.0f ns per ask (one sender, release build)", runtime.tellNanos, runtime.askNanos))
 print(String(format: "peak RSS %.1f MiB", ProcessMemory.peakResidentMiB))
 
-if let path = options.jsonPath {
+if let jsonPath = options.jsonPath {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    struct Output: Encodable {
+        let scenarios: [Row]
+        let tellNanos: Double
+        let askNanos: Double
+    }
     do {
-        try encoder.encode(["scenarios": rows]).write(to: URL(fileURLWithPath: path))
+        let output = Output(scenarios: rows, tellNanos: runtime.tellNanos, askNanos: runtime.askNanos)
+        try encoder.encode(output).write(to: URL(fileURLWithPath: jsonPath))
     } catch {
-        fail("could not write \(path): \(error)")
+        fail("could not write \(jsonPath): \(error)")
     }
 }

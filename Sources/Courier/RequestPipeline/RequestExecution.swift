@@ -59,6 +59,8 @@ struct RequestExecution: Sendable {
             let (sent, outcome) = await self.attempt(pending, number: attempt, timeout: min(pending.options.timeout ?? attemptTimeout, remaining))
             if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt) }
 
+            // A success is final: skip the retry decision (and its clock and random reads).
+            if case .response(let response) = outcome, response.isSuccess { return (.success(response), attempt) }
             // Judged on the request as sent: an interceptor may have added an Idempotency-Key.
             let decision = policy.decide(
                 attempt: attempt, request: sent, outcome: outcome,
