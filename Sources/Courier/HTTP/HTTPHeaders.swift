@@ -180,6 +180,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 /// Byte-level helpers for HTTP syntax shared by the HTTP value types. Internal.
 enum HTTPSyntax {
+
     /// Whether `byte` is an RFC 9110 `tchar`: ALPHA, DIGIT or one of `` !#$%&'*+-.^_`|~ ``.
     @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {

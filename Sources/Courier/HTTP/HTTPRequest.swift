@@ -49,16 +49,7 @@ public struct HTTPRequest: Sendable {
     ///
     /// Messages never include the full URL or header values, which may carry credentials.
     public func validate() throws(NetworkError) {
-        let url = self.url.absoluteURL
-        guard let scheme = url.scheme,
-              HTTPSyntax.equalsIgnoringASCIICase(scheme, "http") || HTTPSyntax.equalsIgnoringASCIICase(scheme, "https")
-        else {
-            let shown = url.scheme.map { "scheme \(HTTPSyntax.quotedForMessage($0))" } ?? "a URL without a scheme"
-            throw .invalidURL("\(shown) is not supported; only http and https URLs can be sent")
-        }
-        guard let host = url.host, !host.isEmpty else {
-            throw .invalidURL("the \(scheme) URL has no host")
-        }
+        try HTTPSyntax.requireHTTPURL(url.absoluteURL, named: "the request URL")
         guard HTTPSyntax.isToken(method.rawValue) else {
             throw .invalidRequest("method \(HTTPSyntax.quotedForMessage(method.rawValue)) is not a valid token")
         }

@@ -51,15 +51,7 @@ public enum URLBuilder {
     /// base's query, which may carry credentials.
     public static func url(base: URL, path: String, query: [URLQueryItem] = []) throws(NetworkError) -> URL {
         let base = base.absoluteURL
-        guard let scheme = base.scheme,
-              HTTPSyntax.equalsIgnoringASCIICase(scheme, "http") || HTTPSyntax.equalsIgnoringASCIICase(scheme, "https")
-        else {
-            let shown = base.scheme.map { "scheme \(HTTPSyntax.quotedForMessage($0))" } ?? "a URL without a scheme"
-            throw .invalidURL("base URL has \(shown); only http and https are supported")
-        }
-        guard let host = base.host, !host.isEmpty else {
-            throw .invalidURL("base URL has no host")
-        }
+        try HTTPSyntax.requireHTTPURL(base, named: "the base URL")
         let baseString = base.absoluteString
         guard base.fragment == nil, !baseString.utf8.contains(UInt8(ascii: "#")) else {
             throw .invalidURL("base URL must not have a fragment")
@@ -183,6 +175,19 @@ public enum URLBuilder {
                 result += "="
                 appendPercentEncoded(value.utf8, to: &result, allowing: isUnreserved)
             }
+        }
+    }
+}
+
+extension HTTPSyntax {
+    /// Checks that `url` is an http or https URL with a host; `name` says which URL in the error.
+    static func requireHTTPURL(_ url: URL, named name: String) throws(NetworkError) {
+        guard let scheme = url.scheme, equalsIgnoringASCIICase(scheme, "http") || equalsIgnoringASCIICase(scheme, "https") else {
+            let shown = url.scheme.map { "scheme \(quotedForMessage($0))" } ?? "no scheme"
+            throw .invalidURL("\(name) has \(shown); only http and https are supported")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw .invalidURL("\(name) has no host")
         }
     }
 }

@@ -252,9 +252,11 @@ public struct JSONCoding: Sendable {
         self.dates = dates
     }
 
-    /// An encoder with these settings.
+    /// An encoder with these settings. Keys are sorted, so the same value always encodes to the
+    /// same bytes (stable bodies for signatures, caches and idempotent replays).
     public func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
         if keys == .snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
         switch dates {
         case .iso8601: encoder.dateEncodingStrategy = .iso8601
