@@ -224,6 +224,47 @@ import CourierTesting
     }
 }
 
+extension SupervisorFailureTests {
+    /// Asks race a failure and a shutdown: every asker is answered exactly once, with its
+    /// value, `componentRestarted` or `componentUnavailable`; none hangs.
+    @Test func asksRacingAFailureAndAShutdownAllGetAnAnswer() async throws {
+        let handled = Locked<[Int]>([])
+        let box = Mailbox<Flaky.Message>(name: "flaky")
+        let supervisor = Supervisor(name: "root", configuration: .init(
+            intensity: RestartIntensity(maxRestarts: 1_000, period: .seconds(5)), backoff: .immediate, clock: clock))
+        await supervisor.start([.component(mailbox: box) { Flaky(handled: handled) }])
+        let outcomes = await withTaskGroup(of: [String].self) { group in
+            for sender in 0..<8 {
+                group.addTask {
+                    var outcomes: [String] = []
+                    for value in stride(from: sender, to: 4_000, by: 8) {
+                        do {
+                            let answer = try await box.ask { .work(value, $0) }
+                            outcomes.append(answer == value ? "value" : "wrong")
+                        } catch NetworkError.componentRestarted {
+                            outcomes.append("restarted")
+                        } catch NetworkError.componentUnavailable {
+                            outcomes.append("unavailable")
+                        } catch {
+                            outcomes.append("other")
+                        }
+                    }
+                    return outcomes
+                }
+            }
+            group.addTask {
+                await Task.yield()
+                await supervisor.shutdown()
+                return []
+            }
+            return await group.reduce(into: [String]()) { $0 += $1 }
+        }
+        #expect(outcomes.count == 4_000)
+        #expect(!outcomes.contains("wrong") && !outcomes.contains("other"))
+        #expect(handled.withLock { $0.count } == outcomes.filter { $0 == "value" }.count)
+    }
+}
+
 /// A component that fails on every 1000th value (999, 1999, ...).
 actor Flaky: Component {
     enum Message: Sendable { case work(Int, Reply<Int>) }
