@@ -177,7 +177,8 @@ import CourierTesting
         await clock.waitForSleepers(2)              // the shutdown deadline is running
         clock.advance(by: .seconds(2))
         await shutdown.value
-        #expect(await events.rest() == ["started(a)", "started(b)", "stopped(b)", "stopped(a)", "shutDown(root)"])
+        // b's handler was cancelled: it failed (during shutdown), and it is reported.
+        #expect(await events.rest() == ["started(a)", "started(b)", "failed(b)", "stopped(b)", "stopped(a)", "shutDown(root)"])
         await #expect(throws: NetworkError.self) { try await blocked.value }
         do {
             _ = try await queued.value
@@ -262,6 +263,42 @@ extension SupervisorFailureTests {
         #expect(outcomes.count == 4_000)
         #expect(!outcomes.contains("wrong") && !outcomes.contains("other"))
         #expect(handled.withLock { $0.count } == outcomes.filter { $0 == "value" }.count)
+    }
+}
+
+extension SupervisorFailureTests {
+    @Test func aChildLeftDownForGoodAnswersItsAskersUnavailable() async throws {
+        let log = ProbeLog()
+        let box = Mailbox<Probe.Message>(name: "t")
+        let supervisor = Supervisor(name: "root", configuration: .init(backoff: .immediate, clock: clock))
+        let events = EventCursor(supervisor.events())
+        await supervisor.start([.probe("t", mailbox: box, log: log, restart: .temporary)])
+        try box.send(.crash(nil))
+        #expect(await events.until("stopped(t)") == ["started(t)", "failed(t)", "stopped(t)"])
+        let error = await #expect(throws: NetworkError.self) { try await box.ask { .echo(1, $0) } }
+        guard case .componentUnavailable("t")? = error else { Issue.record("got \(String(describing: error))"); return }
+        await supervisor.shutdown()
+    }
+
+    @Test func aSiblingThatMissesItsStopDeadlineMakesTheSupervisorGiveUp() async throws {
+        let log = ProbeLog()
+        let boxes = ["a", "b"].map { Mailbox<Probe.Message>(name: $0) }
+        let supervisor = Supervisor(name: "root", configuration: .init(strategy: .restForOne, backoff: .immediate, clock: clock))
+        let events = EventCursor(supervisor.events())
+        await supervisor.start(boxes.map { .probe($0.name, mailbox: $0, log: log, clock: clock, deadline: .seconds(1)) })
+        let blocked = Task { try await boxes[1].ask { .block($0) } }
+        await clock.waitForSleepers(1)                      // b is busy for an hour
+        try boxes[0].send(.crash(nil))
+        await clock.waitForSleepers(2)                      // the restart waits for b to stop
+        clock.advance(by: .seconds(1))
+        await events.until("gaveUp(root, b)")
+        await clock.waitForSleepers(2)                      // shutting down: b's deadline again
+        clock.advance(by: .seconds(1))
+        await events.until("stopped(a)")
+        #expect(events.seen == ["started(a)", "started(b)", "failed(a)", "gaveUp(root, b)", "failed(b)", "stopped(b)", "stopped(a)"])
+        await #expect(throws: NetworkError.self) { try await blocked.value }
+        #expect(await supervisor.status == .gaveUp)
+        await supervisor.shutdown()
     }
 }
 

@@ -59,8 +59,11 @@ public actor Supervisor: Component {
     public enum Message: Sendable {
         /// An instance of child `index` ended with `outcome`.
         case childExited(index: Int, incarnation: Int, outcome: Result<Void, any Error>)
-        /// A restart's backoff is over: start these children (those not running).
-        case restartDue(children: [Int], timer: Int)
+        /// Restart plan `plan`'s siblings have stopped and its backoff is over: start its children.
+        case restartDue(plan: Int)
+        /// A sibling stopped for a rest-for-one restart missed its deadline: give up, since
+        /// cancelling it would end its mailbox for good.
+        case siblingMissedDeadline(index: Int)
     }
 
     private struct Child {
@@ -83,9 +86,10 @@ public actor Supervisor: Component {
     private let broadcaster = EventBroadcaster<SupervisionEvent>()
     private var loop: Task<Void, Never>?
     private var stopping: Task<Void, Never>?
-    /// Pending restarts (waiting for siblings to stop, then for the backoff), by id.
-    private var restartTimers: [Int: Task<Void, Never>] = [:]
-    private var nextTimerID = 0
+    /// The restart waiting for its siblings to stop and for its backoff. At most one: a failure
+    /// while it waits merges into it, so children always restart together and in start order.
+    private var pendingRestart: (id: Int, children: [Int], timer: Task<Void, Never>)?
+    private var nextPlanID = 0
 
     /// Creates an idle supervisor.
     public init(name: String = "supervisor", configuration: Configuration = Configuration()) {
@@ -120,8 +124,8 @@ public actor Supervisor: Component {
     /// ``NetworkError/componentUnavailable(_:)``. Idempotent; returns when all is stopped.
     public func shutdown() async {
         if status == .idle || status == .running { status = .stopped }
-        for timer in restartTimers.values { timer.cancel() }
-        restartTimers = [:]
+        pendingRestart?.timer.cancel()
+        pendingRestart = nil
         if stopping == nil { stopping = stopAll() }
         await stopping?.value
         status = .stopped
@@ -137,14 +141,17 @@ public actor Supervisor: Component {
         switch message {
         case .childExited(let index, let incarnation, let outcome):
             childExited(index, incarnation: incarnation, outcome: outcome)
-        case .restartDue(let indices, let timer):
-            restartTimers[timer] = nil
-            guard status == .running else { return }
-            for index in indices where !children[index].isRunning && !children[index].isRemoved {
+        case .restartDue(let plan):
+            guard status == .running, let pending = pendingRestart, pending.id == plan else { return }
+            pendingRestart = nil
+            for index in pending.children where !children[index].isRunning && !children[index].isRemoved {
                 children[index].restarts += 1
                 launch(index)
                 broadcaster.publish(.restarted(child: children[index].spec.name, count: children[index].restarts))
             }
+        case .siblingMissedDeadline(let index):
+            guard status == .running, children.indices.contains(index) else { return }
+            giveUp(because: index)
         }
     }
 
@@ -160,6 +167,8 @@ public actor Supervisor: Component {
         let run = children[index].spec.run
         let exited = Latch()
         let inbox = self.inbox
+        let broadcaster = self.broadcaster
+        let name = children[index].spec.name
         children[index].exited = exited
         children[index].isRunning = true
         children[index].isBeingReplaced = false
@@ -170,6 +179,9 @@ public actor Supervisor: Component {
                 outcome = .success(())
             } catch {
                 outcome = .failure(error)
+                // Published here, before the exit is observable, so that even a failure during
+                // shutdown or a sibling's restart shows up, ahead of the child's `stopped`.
+                broadcaster.publish(.failed(child: name, error: error))
             }
             exited.open()
             try? inbox.send(.childExited(index: index, incarnation: incarnation, outcome: outcome))
@@ -177,19 +189,23 @@ public actor Supervisor: Component {
     }
 
     private func childExited(_ index: Int, incarnation: Int, outcome: Result<Void, any Error>) {
-        guard incarnation == children[index].incarnation else { return }
+        guard children.indices.contains(index), incarnation == children[index].incarnation else { return }
         children[index].isRunning = false
-        // During shutdown or after giving up, `stopAll` accounts for every child.
-        guard status == .running, !children[index].isBeingReplaced else { return }
         let name = children[index].spec.name
+        // During shutdown or after giving up, `stopAll` accounts for every child.
+        guard status == .running else { return }
+        if children[index].isBeingReplaced {
+            // Stopped for a sibling's restart; a temporary one stays down for good.
+            if children[index].isRemoved { closeForGood(index) }
+            return
+        }
         let exit: ChildExit
         switch outcome {
         case .success:
             exit = .normal
             broadcaster.publish(.exited(child: name))
-        case .failure(let error):
+        case .failure:
             exit = .failed
-            broadcaster.publish(.failed(child: name, error: error))
         }
         let decision = planner.childExited(
             index, exit: exit, restartTypes: children.map(\.spec.restart),
@@ -197,41 +213,63 @@ public actor Supervisor: Component {
         switch decision {
         case .leaveStopped:
             children[index].isRemoved = true
-            broadcaster.publish(.stopped(child: name))
+            closeForGood(index)
         case .giveUp:
-            status = .gaveUp
-            broadcaster.publish(.gaveUp(supervisor: self.name, child: name))
-            stopping = stopAll()
+            giveUp(because: index)
         case .restart(let indices, let delay):
             scheduleRestart(of: indices, failed: index, after: delay)
         }
     }
 
     /// Stops the running children after `failed` (rest-for-one), waits for them, waits out the
-    /// backoff, then tells the supervisor to start `indices`.
+    /// backoff, then tells the supervisor to start `indices`, merged with any restart already
+    /// pending. A sibling that misses its deadline makes the supervisor give up: stopping it by
+    /// cancellation would end its mailbox for good.
     private func scheduleRestart(of indices: [Int], failed: Int, after delay: Duration) {
-        var siblings: [(exited: Latch, task: Task<Void, Never>?, deadline: Duration)] = []
+        var siblings: [(index: Int, exited: Latch, deadline: Duration)] = []
         if configuration.strategy == .restForOne {
             for sibling in children.indices.dropFirst(failed + 1).reversed() where children[sibling].isRunning {
-                children[sibling].isBeingReplaced = true
-                if !indices.contains(sibling) { children[sibling].isRemoved = true }
-                stop(sibling)
-                siblings.append((children[sibling].exited, children[sibling].task, children[sibling].spec.shutdownDeadline))
+                if !children[sibling].isBeingReplaced {
+                    children[sibling].isBeingReplaced = true
+                    if !indices.contains(sibling) { children[sibling].isRemoved = true }
+                    stop(sibling)
+                }
+                siblings.append((sibling, children[sibling].exited, children[sibling].spec.shutdownDeadline))
             }
         }
+        let merged = Set(indices).union(pendingRestart?.children ?? []).sorted()
+        pendingRestart?.timer.cancel()
+        let plan = nextPlanID
+        nextPlanID += 1
         let clock = configuration.clock
         let inbox = self.inbox
-        let timer = nextTimerID
-        nextTimerID += 1
-        restartTimers[timer] = Task.detached {
-            for sibling in siblings {
-                if await sibling.exited.wait(atMost: sibling.deadline, clock: clock) { continue }
-                sibling.task?.cancel()
-                await sibling.exited.wait()
+        let timer = Task.detached {
+            for sibling in siblings where !(await sibling.exited.wait(atMost: sibling.deadline, clock: clock)) {
+                if !Task.isCancelled { try? inbox.send(.siblingMissedDeadline(index: sibling.index)) }
+                return
             }
             if delay > .zero { try? await clock.sleep(for: delay) }
-            try? inbox.send(.restartDue(children: indices, timer: timer))
+            if !Task.isCancelled { try? inbox.send(.restartDue(plan: plan)) }
         }
+        pendingRestart = (plan, merged, timer)
+    }
+
+    /// Gives up after child `index`'s failure: stops everything and restarts nothing.
+    private func giveUp(because index: Int) {
+        status = .gaveUp
+        pendingRestart?.timer.cancel()
+        pendingRestart = nil
+        broadcaster.publish(.gaveUp(supervisor: name, child: children[index].spec.name))
+        stopping = stopAll()
+    }
+
+    /// Child `index` (already exited) stays down: close its mailbox and answer what is queued,
+    /// so no asker waits for a component that will not come back.
+    private func closeForGood(_ index: Int) {
+        let spec = children[index].spec
+        spec.close?()
+        if let discard = spec.discardQueued { Task.detached { await discard() } }
+        broadcaster.publish(.stopped(child: spec.name))
     }
 
     /// Asks the running instance of child `index` to stop without closing its input.
@@ -258,9 +296,11 @@ public actor Supervisor: Component {
                         _ = await child.exited.wait(atMost: child.spec.shutdownDeadline, clock: clock)
                     }
                 }
+                // A child left down for good was closed and drained then (`closeForGood`).
+                let alreadyClosed = child.isRemoved && !child.isRunning
                 // Only drain when no instance is still consuming the mailbox.
-                if child.exited.isOpen || child.task == nil { await child.spec.discardQueued?() }
-                if !child.isRemoved { broadcaster.publish(.stopped(child: child.spec.name)) }
+                if !alreadyClosed, child.exited.isOpen { await child.spec.discardQueued?() }
+                if !alreadyClosed { broadcaster.publish(.stopped(child: child.spec.name)) }
             }
         }
     }
