@@ -138,3 +138,44 @@ func failure<Value>(of call: Task<Value, any Error>) async -> NetworkError? {
     case .failure(let error): error as? NetworkError ?? .unknown(underlying: error)
     }
 }
+
+@Suite struct PipelineLifecycleTests {
+    @Test func aCancelledQueuedRequestFreesItsPlace() async throws {
+        let transport = ScriptedTransport()
+        transport.script("/hang", [.hang])
+        let api = client(URL(string: "https://api.test")!, transport: transport) {
+            $0.maxConcurrentRequests = 1
+            $0.maxQueuedRequests = 1
+        }
+        let running = Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) }
+        let queued = Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) }
+        await waitUntil { (try? await api.pipelineStats()).map { $0.inFlight == 1 && $0.queued == 1 } ?? false }
+        queued.cancel()
+        guard case .cancelled? = await failure(of: queued) else { Issue.record("queued call not cancelled"); return }
+        #expect(try await api.pipelineStats().queued == 0)
+        // The freed place takes a new request instead of refusing it.
+        let next = Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) }
+        await waitUntil { (try? await api.pipelineStats()).map { $0.queued == 1 } ?? false }
+        #expect(try await api.pipelineStats().rejected == 0)
+        running.cancel()
+        next.cancel()
+        await api.shutdown()
+    }
+
+    @Test func shutdownAnswersAndStopsRunningRequests() async throws {
+        let clock = ManualClock()
+        let transport = ScriptedTransport(clock: clock)
+        transport.script("/hang", [.hang])
+        let api = client(URL(string: "https://api.test")!, transport: transport, clock: clock)
+        let calls = (0..<3).map { _ in Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) } }
+        await clock.waitForSleepers(3)                  // all three are inside the transport
+        await api.shutdown()
+        for call in calls {
+            guard case .componentUnavailable("RequestPipeline")? = await failure(of: call) else {
+                Issue.record("a running request was not answered componentUnavailable"); continue
+            }
+        }
+        await waitUntil { clock.sleeperCount == 0 }     // their transport exchanges were cancelled
+        #expect(clock.sleeperCount == 0)
+    }
+}

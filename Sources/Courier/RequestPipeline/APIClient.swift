@@ -20,7 +20,7 @@ public final class APIClient: Sendable {
         public var auth: AuthInterceptor?
         /// Logs requests and responses (redacted). Default none: Courier logs nothing.
         public var logging: LoggingInterceptor?
-        /// Your request interceptors; they run after the security guard, before auth.
+        /// Your request interceptors; they run first, then the security guard, auth and logging.
         public var requestInterceptors: [any RequestInterceptor]
         /// Your response interceptors; they run after logging and the security guard.
         public var responseInterceptors: [any ResponseInterceptor]
@@ -44,7 +44,8 @@ public final class APIClient: Sendable {
         public var clock: any TimeSource
         /// Randomness for jitter. Default the system generator.
         public var random: any RandomSource
-        /// How the component supervisor restarts failures. Default one-for-one, 3 in 5 s.
+        /// How the component supervisor restarts failures. Default one-for-one, 3 in 5 s, on
+        /// this configuration's clock and random source.
         public var supervision: Supervisor.Configuration
 
         /// Creates a configuration; every other setting has the default documented on it.
@@ -66,7 +67,7 @@ public final class APIClient: Sendable {
             logger: (any NetworkLogger)? = nil,
             clock: any TimeSource = SystemTimeSource(),
             random: any RandomSource = SystemRandomSource(),
-            supervision: Supervisor.Configuration = Supervisor.Configuration()
+            supervision: Supervisor.Configuration? = nil
         ) {
             self.baseURL = baseURL
             self.transport = transport
@@ -85,7 +86,7 @@ public final class APIClient: Sendable {
             self.logger = logger
             self.clock = clock
             self.random = random
-            self.supervision = supervision
+            self.supervision = supervision ?? Supervisor.Configuration(clock: clock, random: random)
         }
     }
 
@@ -104,11 +105,11 @@ public final class APIClient: Sendable {
         self.configuration = configuration
         encoder = configuration.json.makeEncoder()
         decoder = configuration.json.makeDecoder()
-        // Request side: security first (nothing insecure gets further), then yours, then auth,
-        // then logging (so it logs what is sent). Response side: logging first (what arrived).
-        var requestInterceptors: [any RequestInterceptor] = []
+        // Request side: yours, then the security guard (it sees the URL your interceptors left,
+        // before any credential is attached), then auth, then logging (so it logs what is
+        // sent). Response side: logging first (what arrived).
+        var requestInterceptors: [any RequestInterceptor] = configuration.requestInterceptors
         if let security = configuration.security { requestInterceptors.append(security) }
-        requestInterceptors += configuration.requestInterceptors
         if let auth = configuration.auth { requestInterceptors.append(auth) }
         if let logging = configuration.logging { requestInterceptors.append(logging) }
         var responseInterceptors: [any ResponseInterceptor] = []
@@ -179,7 +180,7 @@ public final class APIClient: Sendable {
     public func makeRequest<Response>(_ endpoint: Endpoint<Response>) throws(NetworkError) -> HTTPRequest {
         let path = endpoint.version.map { "\($0.rawValue)/\(endpoint.path)" } ?? endpoint.path
         let url = try URLBuilder.url(base: configuration.baseURL, path: path, query: endpoint.query)
-        var request = HTTPRequest(method: endpoint.method, url: url, headers: endpoint.headers, timeout: endpoint.options.timeout)
+        var request = HTTPRequest(method: endpoint.method, url: url, headers: endpoint.headers)
         if let body = endpoint.body {
             do {
                 request.body = try encoder.encode(body)
@@ -199,8 +200,10 @@ public final class APIClient: Sendable {
     // MARK: Observing
 
     /// Every request event from now on (started, attempt, retrying, finished, failed).
-    public func events() -> AsyncStream<RequestEvent> {
-        requestEvents.subscribe()
+    /// A subscriber that falls behind keeps the newest `buffer` events, so a slow or forgotten
+    /// subscriber cannot grow memory without bound.
+    public func events(buffer: Int = 10_000) -> AsyncStream<RequestEvent> {
+        requestEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     /// The supervisor's events (components started, failed, restarted…).
@@ -219,8 +222,19 @@ public final class APIClient: Sendable {
         }
     }
 
-    /// Stops the components in reverse order, letting each drain its queue within its deadline.
-    /// Calls made afterwards fail with ``NetworkError/componentUnavailable(_:)``.
+    /// A client dropped without ``shutdown()`` shuts its components down in the background.
+    deinit {
+        let (supervisor, requestEvents, started) = (self.supervisor, self.requestEvents, self.started)
+        Task.detached {
+            await started.value
+            await supervisor.shutdown()
+            requestEvents.finish()
+        }
+    }
+
+    /// Stops the components in reverse order, letting each drain its queue within its deadline;
+    /// requests still running are cancelled and answered `componentUnavailable`, as are calls
+    /// made afterwards.
     public func shutdown() async {
         await started.value
         await supervisor.shutdown()

@@ -60,7 +60,7 @@ public struct EmptyResponse: Decodable, Sendable, Equatable {
 
 /// Per-request overrides. `nil` means "the client's default".
 public struct RequestOptions: Sendable {
-    /// The timeout of each attempt. Default: the transport's.
+    /// The timeout of each attempt. Default: ``APIClient/Configuration/timeout``.
     public var timeout: Duration?
     /// The deadline for the whole request, all attempts and waits included.
     /// Default: ``APIClient/Configuration/requestDeadline``.

@@ -56,7 +56,7 @@ struct RequestExecution: Sendable {
             guard remaining > .zero else { return (.failure(.timeout(underlying: nil)), attempt - 1) }
             if publishing { events.publish(.attempt(pending.id, number: attempt)) }
 
-            let (sent, outcome) = await self.attempt(pending, number: attempt, timeout: min(pending.options.timeout ?? attemptTimeout, remaining))
+            let (sent, outcome) = await self.attempt(pending, number: attempt, timeout: min(pending.options.timeout ?? pending.request.timeout ?? attemptTimeout, remaining))
             if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt) }
 
             // A success is final: skip the retry decision (and its clock and random reads).

@@ -56,7 +56,7 @@ public actor RequestPipeline: Component {
     private let execution: RequestExecution
     private let limits: AdmissionLimits
     private var budget: RetryBudget
-    private var running: [RequestID: Task<Void, Never>] = [:]
+    private var running: [RequestID: (task: Task<Void, Never>, reply: Reply<HTTPResponse>)] = [:]
     private var waiting = RequestQueue()
     private var stats = PipelineStats()
 
@@ -75,8 +75,12 @@ public actor RequestPipeline: Component {
             running[id] = nil
             startWaiting()
         case .cancel(let id):
-            // A queued request's reply is already answered: it is skipped when dequeued.
-            running[id]?.cancel()
+            // The caller was already answered `cancelled`; free the request's place.
+            if let request = running[id] {
+                request.task.cancel()
+            } else {
+                waiting.remove(id)
+            }
         case .retryPermit(let reply):
             let granted = budget.withdraw()
             if !granted { stats.retriesDenied += 1 }
@@ -107,15 +111,24 @@ public actor RequestPipeline: Component {
 
     private func startWaiting() {
         while running.count < limits.maxConcurrentRequests, let next = waiting.popFirst() {
-            if next.reply.isAnswered { continue }
+            if next.reply.isAnswered { continue }   // cancelled before its `cancel` arrived
             start(next)
         }
     }
 
     private func start(_ pending: PendingRequest) {
         let execution = self.execution
-        running[pending.id] = Task.detached {
-            await execution.run(pending)
+        let task = Task.detached { await execution.run(pending) }
+        running[pending.id] = (task, pending.reply)
+    }
+
+    /// This instance is gone (shut down, or failed and replaced): its running requests are
+    /// answered as its queued ones are (`componentUnavailable` once the mailbox is closed,
+    /// `componentRestarted` otherwise) and their work is cancelled, so nothing outlives it.
+    deinit {
+        for request in running.values {
+            request.reply.fail(RuntimeError.replyDropped)
+            request.task.cancel()
         }
     }
 }
@@ -126,24 +139,39 @@ struct AdmissionLimits: Sendable {
     var maxQueuedRequests: Int
 }
 
-/// A FIFO of waiting requests: amortised O(1) append and pop.
+/// A FIFO of waiting requests: amortised O(1) append and pop; removal by id (a cancelled
+/// request) leaves a hole that pops skip.
 struct RequestQueue {
     private var items: [PendingRequest?] = []
     private var head = 0
+    /// Requests waiting (holes excluded).
+    private(set) var count = 0
 
-    var count: Int { items.count - head }
-
-    mutating func append(_ item: PendingRequest) { items.append(item) }
+    mutating func append(_ item: PendingRequest) {
+        items.append(item)
+        count += 1
+    }
 
     mutating func popFirst() -> PendingRequest? {
-        guard head < items.count else { return nil }
-        let item = items[head]
-        items[head] = nil
-        head += 1
-        if head >= 64, head * 2 >= items.count {
-            items.removeFirst(head)
-            head = 0
+        while head < items.count {
+            let item = items[head]
+            items[head] = nil
+            head += 1
+            if head >= 64, head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            if let item {
+                count -= 1
+                return item
+            }
         }
-        return item
+        return nil
+    }
+
+    mutating func remove(_ id: RequestID) {
+        guard let index = items[head...].firstIndex(where: { $0?.id == id }) else { return }
+        items[index] = nil
+        count -= 1
     }
 }

@@ -106,9 +106,9 @@ public actor Supervisor: Component {
         broadcaster.subscribe()
     }
 
-    /// Starts `specs` in order. Call once.
+    /// Starts `specs` in order. Call once; later calls, and calls after ``shutdown()``, do nothing.
     public func start(_ specs: [ChildSpec]) {
-        precondition(status == .idle, "Supervisor.start called twice")
+        guard status == .idle else { return }
         status = .running
         let inbox = self.inbox
         loop = Task { await self.consume(inbox) }
