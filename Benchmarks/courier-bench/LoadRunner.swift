@@ -9,23 +9,19 @@ struct Measurement {
     /// Per-request latencies, sorted ascending.
     let latencies: [Duration]
 
+    /// Successful requests per second: a failure does not count as throughput.
     var requestsPerSecond: Double {
-        Double(requests) / elapsed.seconds
+        Double(requests - failures) / elapsed.inSeconds
     }
 
     /// The latency at quantile `q` (0...1), in microseconds.
     func percentileMicros(_ q: Double) -> Double {
         guard !latencies.isEmpty else { return 0 }
         let index = min(latencies.count - 1, Int((Double(latencies.count) * q).rounded(.up)) - 1)
-        return latencies[max(0, index)].seconds * 1e6
+        return latencies[max(0, index)].inSeconds * 1e6
     }
 }
 
-extension Duration {
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) * 1e-18
-    }
-}
 
 /// Runs `operation` `requests` times from `concurrency` concurrent workers and measures
 /// throughput and per-request latency.

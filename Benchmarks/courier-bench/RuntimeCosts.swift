@@ -35,6 +35,6 @@ enum RuntimeCosts {
         let asked = clock.now - askStart
 
         await supervisor.shutdown()
-        return (tells.seconds * 1e9 / Double(messages), asked.seconds * 1e9 / Double(asks))
+        return (tells.inSeconds * 1e9 / Double(messages), asked.inSeconds * 1e9 / Double(asks))
     }
 }

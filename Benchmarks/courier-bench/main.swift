@@ -100,6 +100,7 @@ let pipelineTransport: any HTTPTransport
 let raw: @Sendable () async throws -> Void
 let baseURL: URL
 let path: String
+var query: [URLQueryItem] = []
 let requestsPerScenario: Int
 if let url = options.url {
     transportName = "urlsession"
@@ -111,6 +112,7 @@ if let url = options.url {
     }
     var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
     path = components.path
+    query = components.queryItems ?? []
     components.path = ""
     components.query = nil
     baseURL = components.url!
@@ -137,7 +139,7 @@ let client = APIClient(configuration: .init(
     retryPolicy: .none,
     maxConcurrentRequests: 256
 ))
-let endpoint = Endpoint<User>(path: path)
+let endpoint = Endpoint<User>(path: path, query: query)
 let transportOnly: (@Sendable () async throws -> Void)? = options.url.map { url in
     let request = HTTPRequest(url: url)
     return {

@@ -31,9 +31,7 @@ public final class ManualClock: TimeSource, Sendable {
     public var now: Duration { state.withLock { $0.now } }
 
     public var currentDate: Date {
-        let now = now
-        let seconds = Double(now.components.seconds) + Double(now.components.attoseconds) * 1e-18
-        return startDate.addingTimeInterval(seconds)
+        startDate.addingTimeInterval(now.inSeconds)
     }
 
     /// How many tasks are sleeping on this clock right now.

@@ -96,8 +96,9 @@ public struct RetryPolicy: Sendable, Equatable {
             default: return .stop
             }
         }
-        var delay = min(backoff.delay(afterAttempt: attempt), maximumDelay)
-        if jitter { delay = delay * randomUnit }
+        // Never negative, whatever the strategy's parameters.
+        var delay = max(.zero, min(backoff.delay(afterAttempt: attempt), maximumDelay))
+        if jitter { delay = delay * min(max(randomUnit, 0), 1) }
         return .retry(after: delay, reason: reason)
     }
 
@@ -136,8 +137,10 @@ public enum BackoffStrategy: Sendable, Equatable {
         case .exponential(let base, let multiplier):
             // Computed in seconds and clamped (to ~31 years) so a large step cannot overflow
             // Duration; the policy's maximumDelay caps it far lower anyway.
-            let seconds = Double(base.components.seconds) + Double(base.components.attoseconds) * 1e-18
-            return .seconds(min(seconds * pow(multiplier, Double(step)), 1e9))
+            let seconds = base.inSeconds * pow(multiplier, Double(step))
+            // NaN (a NaN or infinite multiplier) or a negative value means no usable delay.
+            guard seconds.isFinite || seconds == .infinity else { return .zero }
+            return .seconds(max(0, min(seconds, 1e9)))
         }
     }
 }

@@ -26,6 +26,13 @@ public struct SystemTimeSource: TimeSource {
     }
 }
 
+extension Duration {
+    /// The duration in seconds, as a `Double` (for `TimeInterval` APIs and arithmetic).
+    package var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+}
+
 /// Where Courier draws randomness (jitter): injected so tests can seed it.
 public protocol RandomSource: Sendable {
     /// The next 64 random bits.

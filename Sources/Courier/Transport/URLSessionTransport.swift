@@ -59,7 +59,7 @@ public final class URLSessionTransport: HTTPTransport {
         let timeout = request.timeout ?? configuration.timeout
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = max(0.001, Self.seconds(timeout))
+        urlRequest.timeoutInterval = max(0.001, timeout.inSeconds)
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         urlRequest.httpBody = request.body
 
@@ -74,9 +74,13 @@ public final class URLSessionTransport: HTTPTransport {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    guard exchange.start(continuation) else { return }
+                    // Registered first, so a completion for this task can always find its exchange.
                     exchanges.register(exchange, for: task.taskIdentifier)
-                    task.resume()
+                    if exchange.start(continuation) {
+                        task.resume()
+                    } else {
+                        exchanges.remove(task.taskIdentifier)
+                    }
                 }
             } onCancel: {
                 exchange.abort(.cancelled)
@@ -87,10 +91,6 @@ public final class URLSessionTransport: HTTPTransport {
         } catch {
             throw .unknown(underlying: error)
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 }
 
@@ -111,8 +111,6 @@ extension NetworkError {
              .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
              .clientCertificateRequired, .appTransportSecurityRequiresSecureConnection:
             self = .securityError(error.localizedDescription)
-        case .dataLengthExceedsMaximum:
-            self = .responseTooLarge(limit: -1)
         default:
             self = .unknown(underlying: error)
         }
@@ -120,7 +118,8 @@ extension NetworkError {
 }
 
 /// One HTTP exchange in flight: the caller's continuation, the bytes received so far, and
-/// why it was aborted, if it was.
+/// why it was aborted, if it was. The caller is answered exactly once, by whichever comes first:
+/// an abort (cancellation, timeout, size limit), or URLSession's completion.
 private final class Exchange: @unchecked Sendable {
     // Invariant: every stored property is read and written only under `lock`; the continuation
     // is taken out under the lock and resumed outside it, exactly once.
@@ -131,27 +130,44 @@ private final class Exchange: @unchecked Sendable {
     private var response: HTTPURLResponse?
     private var body = Data()
     private var abortReason: NetworkError?
+    /// The outcome, once known; kept for a `start` that comes after it.
+    private var outcome: Result<HTTPResponse, any Error>?
 
     init(limit: Int, secure: Bool) {
         self.limit = limit
         self.secure = secure
     }
 
-    /// Stores the caller's continuation; returns `false` (having resumed it) if the exchange
-    /// was aborted before it started.
+    /// Stores the caller's continuation; returns `false` (having answered it) if the outcome
+    /// is already known, e.g. the caller was cancelled before the task started.
     func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
-        let alreadyAborted = lock.withLock { () -> NetworkError? in
-            if abortReason == nil { self.continuation = continuation }
-            return abortReason
+        let known = lock.withLock { () -> Result<HTTPResponse, any Error>? in
+            if outcome == nil { self.continuation = continuation }
+            return outcome
         }
-        guard let alreadyAborted else { return true }
-        continuation.resume(throwing: alreadyAborted)
+        guard let known else { return true }
+        continuation.resume(with: known)
         return false
     }
 
-    /// Records why the exchange is being stopped; the first reason wins.
+    /// Ends the exchange with `reason` (the first reason wins) and answers the caller now.
     func abort(_ reason: NetworkError) {
-        lock.withLock { if abortReason == nil { abortReason = reason } }
+        finish {
+            if abortReason == nil { abortReason = reason }
+            return .failure(abortReason ?? reason)
+        }
+    }
+
+    /// Sets the outcome (computed under the lock) unless one is known, and answers the caller.
+    private func finish(_ decide: () -> Result<HTTPResponse, any Error>) {
+        let (continuation, result) = lock.withLock { () -> (CheckedContinuation<HTTPResponse, any Error>?, Result<HTTPResponse, any Error>?) in
+            guard outcome == nil else { return (nil, nil) }
+            let result = decide()
+            outcome = result
+            defer { self.continuation = nil }
+            return (self.continuation, result)
+        }
+        if let continuation, let result { continuation.resume(with: result) }
     }
 
     /// Accepts the response head; returns `false` (after recording why) if it must be refused.
@@ -187,22 +203,22 @@ private final class Exchange: @unchecked Sendable {
         return false
     }
 
+    /// URLSession's completion: the response, or the error, unless an abort came first.
     func complete(_ error: (any Error)?) {
-        let (continuation, result) = lock.withLock { () -> (CheckedContinuation<HTTPResponse, any Error>?, Result<HTTPResponse, any Error>) in
-            defer { self.continuation = nil }
-            if let abortReason { return (self.continuation, .failure(abortReason)) }
-            if let urlError = error as? URLError { return (self.continuation, .failure(NetworkError(urlError))) }
-            if let error { return (self.continuation, .failure(NetworkError.unknown(underlying: error))) }
-            guard let response else {
-                return (self.continuation, .failure(NetworkError.unknown(underlying: nil)))
+        finish {
+            if let abortReason { return .failure(abortReason) }
+            if let urlError = error as? URLError {
+                if urlError.code == .dataLengthExceedsMaximum { return .failure(NetworkError.responseTooLarge(limit: limit)) }
+                return .failure(NetworkError(urlError))
             }
+            if let error { return .failure(NetworkError.unknown(underlying: error)) }
+            guard let response else { return .failure(NetworkError.unknown(underlying: nil)) }
             var headers = HTTPHeaders()
             for (name, value) in response.allHeaderFields {
                 headers.add(name: String(describing: name), value: String(describing: value))
             }
-            return (self.continuation, .success(HTTPResponse(status: response.statusCode, headers: headers, body: body)))
+            return .success(HTTPResponse(status: response.statusCode, headers: headers, body: body))
         }
-        continuation?.resume(with: result)
     }
 }
 
@@ -220,6 +236,10 @@ private final class ExchangeTable: NSObject, URLSessionDataDelegate, @unchecked 
 
     func register(_ exchange: Exchange, for task: Int) {
         lock.withLock { exchanges[task] = exchange }
+    }
+
+    func remove(_ task: Int) {
+        _ = lock.withLock { exchanges.removeValue(forKey: task) }
     }
 
     private func exchange(for task: URLSessionTask) -> Exchange? {
