@@ -3,6 +3,9 @@ import Foundation
 
 /// A transport that answers from a closure, in memory: no sockets, no parsing. The embedded
 /// default of `courier-bench`, and the simplest double for tests.
+///
+/// The pipeline's deadlines rely on transports honouring ``HTTPRequest/timeout``; a handler
+/// that suspends should honour it too (or use ``ScriptedTransport``, whose delays do).
 public struct InMemoryTransport: HTTPTransport {
     private let handler: @Sendable (HTTPRequest) async throws(NetworkError) -> HTTPResponse
 
