@@ -7,7 +7,8 @@ import FoundationNetworking
 ///
 /// On top of `URLSession` it enforces a whole-exchange timeout, a maximum response size
 /// (checked against `Content-Length` up front and against the bytes as they arrive, so an
-/// oversized body is never fully buffered), refuses HTTPS→HTTP redirects, cancels the HTTP
+/// oversized body is never fully buffered; the deadline is checked every 50 ms by one sweeper
+/// for all requests), refuses HTTPS→HTTP redirects, cancels the HTTP
 /// request when the caller's task is cancelled, and maps `URLError` codes to ``NetworkError``
 /// keeping the `URLError` as the cause.
 public final class URLSessionTransport: HTTPTransport {
@@ -65,17 +66,11 @@ public final class URLSessionTransport: HTTPTransport {
 
         let task = session.dataTask(with: urlRequest)
         let exchange = Exchange(limit: configuration.maximumResponseSize, secure: request.url.scheme?.lowercased() == "https")
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            exchange.abort(.timeout(underlying: nil))
-            task.cancel()
-        }
-        defer { watchdog.cancel() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     // Registered first, so a completion for this task can always find its exchange.
-                    exchanges.register(exchange, for: task.taskIdentifier)
+                    exchanges.register(exchange, task: task, deadline: .now + timeout)
                     if exchange.start(continuation) {
                         task.resume()
                     } else {
@@ -224,26 +219,60 @@ private final class Exchange: @unchecked Sendable {
 
 /// The session delegate: routes URLSession's callbacks to the exchange of each task.
 private final class ExchangeTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // Invariant: `exchanges` is read and written only under `lock`; `followsRedirects` is
-    // immutable.
+    // Invariant: `exchanges` and `sweeping` are read and written only under `lock`;
+    // `followsRedirects` is immutable.
     private let lock = Lock()
-    private var exchanges: [Int: Exchange] = [:]
+    private var exchanges: [Int: (exchange: Exchange, task: URLSessionTask, deadline: ContinuousClock.Instant)] = [:]
+    private var sweeping = false
     private let followsRedirects: Bool
+
+    /// How often the sweeper looks for exchanges past their deadline: the precision of the
+    /// whole-exchange timeout. One timer for all exchanges, instead of one per request (a
+    /// cancelled `Task.sleep` keeps its dispatch timer until it would have fired, so a timer per
+    /// request piles up rate × timeout pending timers).
+    static let sweepInterval = Duration.milliseconds(50)
 
     init(followsRedirects: Bool) {
         self.followsRedirects = followsRedirects
     }
 
-    func register(_ exchange: Exchange, for task: Int) {
-        lock.withLock { exchanges[task] = exchange }
+    /// Tracks `exchange` until its task completes, or until `deadline`, when it is aborted with
+    /// `timeout` (URLRequest's own timeout is only an idle timeout).
+    func register(_ exchange: Exchange, task: URLSessionTask, deadline: ContinuousClock.Instant) {
+        let startSweeper = lock.withLock { () -> Bool in
+            exchanges[task.taskIdentifier] = (exchange, task, deadline)
+            defer { sweeping = true }
+            return !sweeping
+        }
+        if startSweeper {
+            Task.detached { [weak self] in await self?.sweep() }
+        }
     }
 
     func remove(_ task: Int) {
         _ = lock.withLock { exchanges.removeValue(forKey: task) }
     }
 
+    /// Aborts exchanges past their deadline, every `sweepInterval`, while there are any.
+    private func sweep() async {
+        while true {
+            try? await Task.sleep(for: Self.sweepInterval)
+            let now = ContinuousClock.now
+            let (expired, keepGoing) = lock.withLock { () -> ([(Exchange, URLSessionTask)], Bool) in
+                let expired = exchanges.values.filter { $0.deadline <= now }.map { ($0.exchange, $0.task) }
+                if exchanges.isEmpty { sweeping = false }
+                return (expired, !exchanges.isEmpty)
+            }
+            for (exchange, task) in expired {
+                exchange.abort(.timeout(underlying: nil))
+                task.cancel()
+            }
+            if !keepGoing { return }
+        }
+    }
+
     private func exchange(for task: URLSessionTask) -> Exchange? {
-        lock.withLock { exchanges[task.taskIdentifier] }
+        lock.withLock { exchanges[task.taskIdentifier]?.exchange }
     }
 
     func urlSession(
@@ -271,7 +300,7 @@ private final class ExchangeTable: NSObject, URLSessionDataDelegate, @unchecked 
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let exchange = lock.withLock { exchanges.removeValue(forKey: task.taskIdentifier) }
+        let exchange = lock.withLock { exchanges.removeValue(forKey: task.taskIdentifier)?.exchange }
         exchange?.complete(error)
     }
 }
