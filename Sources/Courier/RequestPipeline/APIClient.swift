@@ -165,14 +165,10 @@ public final class APIClient: Sendable {
         if Task.isCancelled { throw .cancelled }
         let id = RequestID(nextID.withLock { $0 += 1; return $0 })
         let deadline = configuration.clock.now + (options.deadline ?? configuration.requestDeadline)
-        do {
-            return try await pipeline.ask(
+        return try await Self.asNetworkError {
+            try await pipeline.ask(
                 { .execute(PendingRequest(id: id, request: request, options: options, deadline: deadline, reply: $0)) },
                 onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
-        } catch let error as NetworkError {
-            throw error
-        } catch {
-            throw .unknown(underlying: error)
         }
     }
 
@@ -213,13 +209,7 @@ public final class APIClient: Sendable {
 
     /// The request pipeline's counters.
     public func pipelineStats() async throws(NetworkError) -> PipelineStats {
-        do {
-            return try await pipeline.ask { .stats($0) }
-        } catch let error as NetworkError {
-            throw error
-        } catch {
-            throw .unknown(underlying: error)
-        }
+        try await Self.asNetworkError { try await pipeline.ask { .stats($0) } }
     }
 
     /// A client dropped without ``shutdown()`` shuts its components down in the background.
@@ -239,6 +229,17 @@ public final class APIClient: Sendable {
         await started.value
         await supervisor.shutdown()
         requestEvents.finish()
+    }
+
+    /// Runs a mailbox ask, whose errors are `NetworkError`s in practice, with a typed error.
+    private static func asNetworkError<Value>(_ ask: () async throws -> Value) async throws(NetworkError) -> Value {
+        do {
+            return try await ask()
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw .unknown(underlying: error)
+        }
     }
 
     private static func prefix(of body: Data) -> String {
