@@ -739,3 +739,12 @@ extension InterceptorTests {
         await api.shutdown()
     }
 }
+
+extension RedactionAndPolicyRegressionTests {
+    @Test func textBodiesAreHiddenOnlyWhenTheyCarryASecretField() {
+        let redaction = Redaction()
+        #expect(redaction.body(Data("scan the barcode".utf8), limit: 100) == "scan the barcode")
+        #expect(redaction.body(Data("user=ada&password=x".utf8), limit: 100) == "<19 bytes, redacted>")
+        #expect(redaction.body(Data("Token: abc".utf8), limit: 100) == "<10 bytes, redacted>")
+    }
+}

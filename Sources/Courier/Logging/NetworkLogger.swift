@@ -92,7 +92,8 @@ public struct Redaction: Sendable, Equatable {
     }
 
     /// The body as text, at most `limit` bytes, with secret JSON fields replaced. Other bodies
-    /// are shown only if they are UTF-8 text that mentions no secret parameter name.
+    /// are shown only if they are UTF-8 text with no secret parameter as a field
+    /// (`name=`, `"name"`, `name:`).
     public func body(_ data: Data, limit: Int) -> String {
         guard !data.isEmpty else { return "" }
         guard !parameters.isEmpty else { return Self.truncate(data, limit: limit) }
@@ -104,7 +105,12 @@ public struct Redaction: Sendable, Equatable {
         }
         guard String(data: data, encoding: .utf8) != nil else { return "<\(data.count) bytes, binary>" }
         let lowered = String(decoding: data, as: UTF8.self).lowercased()
-        if parameters.contains(where: { lowered.contains($0) }) { return "<\(data.count) bytes, redacted>" }
+        // A secret shows up as a form field (`password=`), a quoted key (`"password"`) or a
+        // `password:` line; "barcode" or "tokenizer" alone do not hide the body.
+        let mentionsSecret = parameters.contains { name in
+            lowered.contains(name + "=") || lowered.contains("\"" + name + "\"") || lowered.contains(name + ":")
+        }
+        if mentionsSecret { return "<\(data.count) bytes, redacted>" }
         return Self.truncate(data, limit: limit)
     }
 
