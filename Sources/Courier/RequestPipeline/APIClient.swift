@@ -215,17 +215,20 @@ public final class APIClient: Sendable {
     /// A client dropped without ``shutdown()`` shuts its components down in the background.
     deinit {
         let (supervisor, requestEvents, started) = (self.supervisor, self.requestEvents, self.started)
-        Task.detached {
-            await started.value
-            await supervisor.shutdown()
-            requestEvents.finish()
-        }
+        Task.detached { await Self.shutDown(supervisor, requestEvents, after: started) }
     }
 
     /// Stops the components in reverse order, letting each drain its queue within its deadline;
     /// requests still running are cancelled and answered `componentUnavailable`, as are calls
     /// made afterwards.
     public func shutdown() async {
+        await Self.shutDown(supervisor, requestEvents, after: started)
+    }
+
+    /// Shutdown proper, shared by ``shutdown()`` and `deinit` (which cannot use `self` later).
+    private static func shutDown(
+        _ supervisor: Supervisor, _ requestEvents: EventBroadcaster<RequestEvent>, after started: Task<Void, Never>
+    ) async {
         await started.value
         await supervisor.shutdown()
         requestEvents.finish()

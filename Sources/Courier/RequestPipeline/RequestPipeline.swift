@@ -95,18 +95,15 @@ public actor RequestPipeline: Component {
 
     private func admit(_ pending: PendingRequest) {
         guard !pending.reply.isAnswered else { return }
-        if running.count < limits.maxConcurrentRequests {
-            budget.deposit()
-            stats.admitted += 1
-            start(pending)
-        } else if waiting.count < limits.maxQueuedRequests {
-            budget.deposit()
-            stats.admitted += 1
-            waiting.append(pending)
-        } else {
+        let canRun = running.count < limits.maxConcurrentRequests
+        guard canRun || waiting.count < limits.maxQueuedRequests else {
             stats.rejected += 1
             execution.reject(pending, with: .overloaded)
+            return
         }
+        budget.deposit()
+        stats.admitted += 1
+        if canRun { start(pending) } else { waiting.append(pending) }
     }
 
     private func startWaiting() {
