@@ -147,9 +147,12 @@ func failure<Value>(of call: Task<Value, any Error>) async -> NetworkError? {
             $0.maxConcurrentRequests = 1
             $0.maxQueuedRequests = 1
         }
+        // One at a time, so that `queued` is the one waiting (two tasks started together reach
+        // the pipeline in either order).
         let running = Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) }
+        await waitUntil { (try? await api.pipelineStats()).map { $0.inFlight == 1 } ?? false }
         let queued = Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) }
-        await waitUntil { (try? await api.pipelineStats()).map { $0.inFlight == 1 && $0.queued == 1 } ?? false }
+        await waitUntil { (try? await api.pipelineStats()).map { $0.queued == 1 } ?? false }
         queued.cancel()
         guard case .cancelled? = await failure(of: queued) else { Issue.record("queued call not cancelled"); return }
         #expect(try await api.pipelineStats().queued == 0)

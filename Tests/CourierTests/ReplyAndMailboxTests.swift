@@ -85,6 +85,37 @@ import CourierTesting
         }
     }
 
+    /// A cancelled asker was woken before its cancel message was queued, so its next message
+    /// could overtake the cancel.
+    @Test func aCancelledAskersNextMessageArrivesAfterItsCancelMessage() async throws {
+        let log = ProbeLog()
+        let mailbox = Mailbox<Probe.Message>(name: "probe")
+        let rounds = 300
+        for round in 0..<rounds {
+            let enqueued = Latch()
+            let asker = Task {
+                do {
+                    _ = try await mailbox.ask({ reply in
+                        enqueued.open()
+                        return .echo(round, reply)
+                    }, onCancel: .note("cancel \(round)"), cancelledError: NetworkError.cancelled)
+                    Issue.record("a cancelled ask was answered")
+                } catch {
+                    // Woken by the canceller's thread: races the cancel message unless it
+                    // was queued first.
+                    try mailbox.send(.note("next \(round)"))
+                }
+            }
+            await enqueued.wait()
+            asker.cancel()
+            try await asker.value
+        }
+        mailbox.close()
+        try await Probe(name: "p", log: log).run(mailbox, incarnation: 1)
+        let notes = log.all.filter { $0.contains("cancel") || $0.contains("next") }
+        #expect(notes == (0..<rounds).flatMap { ["p:cancel \($0)", "p:next \($0)"] })
+    }
+
     @Test func aRestartedConsumerReceivesEverythingBuffered() async throws {
         let log = ProbeLog()
         let mailbox = Mailbox<Probe.Message>(name: "probe")

@@ -61,8 +61,10 @@ public final class Mailbox<Message: Sendable>: Sendable {
                 return makeMessage(reply)
             }
         } onCancel: {
+            // The cancel message is queued before the asker wakes, so whatever the asker sends
+            // next reaches the component after it.
             let reply = pending.withLock { $0.reply }
-            if reply?.fail(cancelledError) == true { _ = deliver(.message(cancelMessage)) }
+            reply?.fail(cancelledError) { _ = deliver(.message(cancelMessage)) }
         }
     }
 

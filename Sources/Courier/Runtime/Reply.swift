@@ -32,6 +32,17 @@ public final class Reply<Value: Sendable>: @unchecked Sendable {
         return true
     }
 
+    /// Answers the asker with `error`, running `beforeResuming` once the answer is claimed but
+    /// before the asker wakes: whatever it sends is then ordered before anything the asker
+    /// sends next. Returns `false` (and skips `beforeResuming`) if the asker was already answered.
+    @discardableResult
+    func fail(_ error: any Error, beforeResuming: () -> Void) -> Bool {
+        guard let continuation = take() else { return false }
+        beforeResuming()
+        continuation.resume(throwing: error)
+        return true
+    }
+
     /// Answers the asker with `result`. Returns `false` if the asker was already answered.
     @discardableResult
     public func resume(with result: Result<Value, any Error>) -> Bool {

@@ -23,6 +23,8 @@ actor Probe: Component {
         case crash(Reply<Int>?)
         /// Blocks on `clock` for an hour (until cancelled), then answers.
         case block(Reply<Int>)
+        /// Logs `text` (a tell).
+        case note(String)
     }
 
     let name: String
@@ -47,6 +49,8 @@ actor Probe: Component {
         case .block(let reply):
             try await clock.sleep(for: .seconds(3600))
             reply.succeed(-1)
+        case .note(let text):
+            log.append("\(name):\(text)")
         }
     }
 }
