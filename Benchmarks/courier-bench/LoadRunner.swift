@@ -8,6 +8,8 @@ struct Measurement {
     let elapsed: Duration
     /// Per-request latencies, sorted ascending.
     let latencies: [Duration]
+    /// What the whole process spent while it ran (CPU time, context switches).
+    var usage = ProcessUsage()
 
     /// Successful requests per second: a failure does not count as throughput.
     var requestsPerSecond: Double {
@@ -68,6 +70,7 @@ extension Measurement {
             failures: runs.reduce(0) { $0 + $1.failures },
             elapsed: runs.reduce(.zero) { $0 + $1.elapsed },
             latencies: runs.flatMap(\.latencies).sorted())
+        usage = runs.reduce(ProcessUsage()) { $0 + $1.usage }
     }
 }
 
@@ -81,10 +84,48 @@ func measureInterleaved(
     for round in 0..<rounds {
         for offset in paths.indices {
             let index = (round + offset) % paths.count
-            runs[index].append(await measure(requests: requests / rounds, concurrency: concurrency, paths[index]))
+            let before = ProcessUsage.now
+            var run = await measure(requests: requests / rounds, concurrency: concurrency, paths[index])
+            run.usage = ProcessUsage.now - before
+            runs[index].append(run)
         }
     }
     return runs.map(Measurement.init(combining:))
+}
+
+/// CPU time and context switches of this whole process, from `getrusage`: steadier than
+/// throughput on a shared machine, since another process's load slows this one down without
+/// adding to its CPU time.
+struct ProcessUsage {
+    var cpuSeconds = 0.0
+    var contextSwitches = 0.0
+
+    static var now: ProcessUsage {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        return ProcessUsage(cpuSeconds: user + system, contextSwitches: Double(usage.ru_nvcsw + usage.ru_nivcsw))
+    }
+
+    static func + (a: ProcessUsage, b: ProcessUsage) -> ProcessUsage {
+        ProcessUsage(cpuSeconds: a.cpuSeconds + b.cpuSeconds, contextSwitches: a.contextSwitches + b.contextSwitches)
+    }
+
+    static func - (a: ProcessUsage, b: ProcessUsage) -> ProcessUsage {
+        ProcessUsage(cpuSeconds: a.cpuSeconds - b.cpuSeconds, contextSwitches: a.contextSwitches - b.contextSwitches)
+    }
+}
+
+extension Measurement {
+    /// CPU time this process spent per request, in microseconds.
+    var cpuMicrosPerRequest: Double { usage.cpuSeconds / Double(requests) * 1e6 }
+    /// Context switches of this process per request.
+    var contextSwitchesPerRequest: Double { usage.contextSwitches / Double(requests) }
 }
 
 /// Resident memory figures of this process, from /proc (zero where unavailable).

@@ -71,6 +71,11 @@ struct Row: Encodable {
     let p99Micros: Double
     let messagesPerRequest: Double
     let peakRSSMiB: Double
+    /// CPU time of the whole process per request (microseconds), and the baseline's.
+    let cpuMicrosPerRequest: Double
+    let baselineCpuMicrosPerRequest: Double
+    /// Context switches of the whole process per request.
+    let contextSwitchesPerRequest: Double
 }
 
 var rows: [Row] = []
@@ -80,13 +85,16 @@ var rows: [Row] = []
         name: name, transport: transport, concurrency: concurrency, requests: measured.requests,
         requestsPerSecond: measured.requestsPerSecond, baselineRequestsPerSecond: baseline.requestsPerSecond,
         p50Micros: measured.percentileMicros(0.5), p90Micros: measured.percentileMicros(0.9),
-        p99Micros: measured.percentileMicros(0.99), messagesPerRequest: messages, peakRSSMiB: ProcessMemory.peakResidentMiB)
+        p99Micros: measured.percentileMicros(0.99), messagesPerRequest: messages, peakRSSMiB: ProcessMemory.peakResidentMiB,
+        cpuMicrosPerRequest: measured.cpuMicrosPerRequest, baselineCpuMicrosPerRequest: baseline.cpuMicrosPerRequest,
+        contextSwitchesPerRequest: measured.contextSwitchesPerRequest)
     rows.append(row)
     let columns = String(
-        format: " %6d %9d %10.0f %10.0f %6.2f %9.1f %9.1f %9.1f %8.2f",
+        format: " %6d %9d %10.0f %10.0f %6.2f %9.1f %9.1f %9.1f %8.2f %8.1f %6.2f %6.1f",
         row.concurrency, row.requests, row.requestsPerSecond, row.baselineRequestsPerSecond,
         row.requestsPerSecond / row.baselineRequestsPerSecond, row.p50Micros, row.p90Micros, row.p99Micros,
-        row.messagesPerRequest)
+        row.messagesPerRequest, row.cpuMicrosPerRequest, row.cpuMicrosPerRequest / row.baselineCpuMicrosPerRequest,
+        row.contextSwitchesPerRequest)
     print(row.name.padding(toLength: 18, withPad: " ", startingAt: 0) + columns
           + (measured.failures > 0 ? "  (\(measured.failures) failed)" : ""))
 }
@@ -95,6 +103,10 @@ let options = Options.parse(CommandLine.arguments)
 let decoder = JSONDecoder()
 
 // The raw path (baseline) and the transport the pipeline uses.
+let token = "bench-token"
+/// The header fields the pipeline adds to each request (Accept by the facade, Authorization by
+/// the auth interceptor); the URLSession baselines send them too, so all paths send the same bytes.
+let sentHeaders: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer \(token)"]
 let transportName: String
 let pipelineTransport: any HTTPTransport
 let raw: @Sendable () async throws -> Void
@@ -106,8 +118,11 @@ if let url = options.url {
     transportName = "urlsession"
     pipelineTransport = URLSessionTransport()
     let session = URLSession(configuration: .ephemeral)
-    raw = {
-        let (data, _) = try await session.data(for: URLRequest(url: url))
+    // The same request the pipeline sends: its Accept and Authorization headers included.
+    var rawRequest = URLRequest(url: url)
+    for field in sentHeaders { rawRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+    raw = { [rawRequest] in
+        let (data, _) = try await session.data(for: rawRequest)
         _ = try decoder.decode(User.self, from: data)
     }
     var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
@@ -135,13 +150,13 @@ if let url = options.url {
 let client = APIClient(configuration: .init(
     baseURL: baseURL,
     transport: pipelineTransport,
-    auth: AuthInterceptor { "bench-token" },
+    auth: AuthInterceptor { token },
     retryPolicy: .none,
     maxConcurrentRequests: 256
 ))
 let endpoint = Endpoint<User>(path: path, query: query)
 let transportOnly: (@Sendable () async throws -> Void)? = options.url.map { url in
-    let request = HTTPRequest(url: url)
+    let request = HTTPRequest(url: url, headers: sentHeaders)
     return {
         let response = try await pipelineTransport.send(request)
         _ = try decoder.decode(User.self, from: response.body)
@@ -151,7 +166,8 @@ let piped: @Sendable () async throws -> Void = { _ = try await client.send(endpo
 
 print("courier-bench: \(transportName) transport, \(requestsPerScenario) requests per scenario, \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("baseline: the same transport called directly + JSON decode; pipeline: APIClient.send (security guard + auth + decode)")
-print("name                 conc  requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs msgs/req")
+print("cpu: CPU time of the whole process per request, and its ratio to the baseline's (steadier than req/s); csw: context switches per request")
+print("name                 conc  requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs msgs/req   cpu µs  ratio    csw")
 
 for concurrency in [1, 16, 64, 256] {
     let warmup = max(requestsPerScenario / 10, 100)

@@ -77,6 +77,60 @@ import Testing
         }
     }
 
+    /// URLRequest's timeout is an idle timeout: a body that keeps arriving never trips it.
+    /// The transport's deadline covers the whole exchange.
+    @Test func aTricklingBodyStillMeetsTheDeadline() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/trickle", [.trickled(40, every: 0.1)])     // 4 s in all
+            let request = HTTPRequest(url: URL(string: "\(server.baseURL)/trickle")!, timeout: .milliseconds(500))
+            let started = ContinuousClock.now
+            let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
+            guard case .timeout? = error else { Issue.record("expected timeout, got \(String(describing: error))"); return }
+            #expect(ContinuousClock.now - started < .seconds(3))
+        }
+    }
+
+    @Test func withoutALimitABigBodyIsAccepted() async throws {
+        let unlimited = URLSessionTransport(configuration: .init(maximumResponseSize: nil))
+        try await withScriptedServer { server in
+            try await server.script("/big", [.sized(11 * 1024 * 1024)])
+            let response = try await unlimited.send(HTTPRequest(url: URL(string: "\(server.baseURL)/big")!))
+            #expect(response.body.count == 11 * 1024 * 1024)
+        }
+    }
+
+    @Test func redirectsAreFollowedUnlessConfiguredNotTo() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/old", [.status(302, headers: ["Location": "/new"])])
+            try await server.script("/new", [.json(200, #"{"moved":true}"#)])
+            let followed = try await transport.send(HTTPRequest(url: URL(string: "\(server.baseURL)/old")!))
+            #expect(followed.status == 200)
+            #expect(String(decoding: followed.body, as: UTF8.self) == #"{"moved":true}"#)
+
+            let staying = URLSessionTransport(configuration: .init(followsRedirects: false))
+            let answer = try await staying.send(HTTPRequest(url: URL(string: "\(server.baseURL)/old")!))
+            #expect(answer.status == 302)
+            #expect(answer.headers["Location"] == "/new")
+            #expect(try await server.requests(path: "/new").count == 1)
+        }
+    }
+
+    @Test func aRedirectMayNotLeaveHTTPS() {
+        let secure = URL(string: "https://api.example.com/a")!
+        #expect(RedirectGuard.allows(from: secure, to: URL(string: "https://cdn.example.com/b")))
+        #expect(!RedirectGuard.allows(from: secure, to: URL(string: "http://api.example.com/b")))
+        #expect(!RedirectGuard.allows(from: secure, to: nil))
+        #expect(RedirectGuard.allows(from: URL(string: "http://127.0.0.1/a"), to: URL(string: "http://127.0.0.1/b")))
+
+        // A refused redirect's 3xx is recognised, relative Locations included.
+        let toPlain = HTTPResponse(status: 301, headers: ["Location": "http://api.example.com/b"])
+        #expect(RedirectGuard.refusedRedirect(from: secure, answer: toPlain) == URL(string: "http://api.example.com/b"))
+        let relative = HTTPResponse(status: 302, headers: ["Location": "/b"])
+        #expect(RedirectGuard.refusedRedirect(from: secure, answer: relative) == nil)
+        let notARedirect = HTTPResponse(status: 200, headers: ["Location": "http://api.example.com/b"])
+        #expect(RedirectGuard.refusedRedirect(from: secure, answer: notARedirect) == nil)
+    }
+
     @Test func aRefusedConnectionIsNoConnection() async throws {
         let server = try await ScriptedServer.start()
         let url = URL(string: "\(server.baseURL)/gone")!

@@ -28,8 +28,11 @@ struct ScriptedResponse: Sendable, Encodable {
     /// Respond 200 with a JSON description of the request (method, path, query, headers, body).
     var echo: Bool? = nil
 
+    /// Send the body one byte every this many seconds.
+    var trickle: Double? = nil
+
     private enum CodingKeys: String, CodingKey {
-        case status, headers, body, bodySize, delay, hold, echo
+        case status, headers, body, bodySize, delay, hold, echo, trickle
         case bodyData = "bodyBase64"
     }
 
@@ -67,6 +70,12 @@ struct ScriptedResponse: Sendable, Encodable {
         _ seconds: Double, status: Int = 200, body: String? = nil, headers: [String: String]? = nil
     ) -> ScriptedResponse {
         ScriptedResponse(status: status, headers: headers, body: body, delay: seconds)
+    }
+
+    /// A 200 whose `size`-byte body arrives one byte every `interval` seconds: never idle for
+    /// long, so only a whole-exchange deadline ends it early.
+    static func trickled(_ size: Int, every interval: Double) -> ScriptedResponse {
+        ScriptedResponse(bodySize: size, trickle: interval)
     }
 
     /// Never respond; keep the connection open until the client disconnects.

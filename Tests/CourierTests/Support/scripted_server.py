@@ -28,8 +28,10 @@ Control API (control requests are never recorded):
        "hold": true,                   # optional: never answer; record a
                                        #   disconnect event when the client
                                        #   goes away
-       "echo": true}                   # optional: 200 + JSON description of
+       "echo": true,                   # optional: 200 + JSON description of
                                        #   the request
+       "trickle": 0.1}                 # optional: send the body one byte
+                                       #   every this many seconds
 
 * ``GET /__control/requests[?path=/x]`` -> JSON array of received requests
   ``{"method", "path", "headers": [[name, value], ...], "bodyBase64"}``.
@@ -217,8 +219,9 @@ class Handler(BaseHTTPRequestHandler):
                 break
         return b"".join(chunks)
 
-    def send_body(self, status, body, headers=None, content_type=None):
-        """Sends a complete response; always with Content-Length."""
+    def send_body(self, status, body, headers=None, content_type=None, trickle=0):
+        """Sends a complete response; always with Content-Length. With `trickle`, the body
+        goes one byte at a time, `trickle` seconds apart (stopping if the client leaves)."""
         self.send_response(status)
         names = set()
         for name, value in (headers or {}).items():
@@ -230,7 +233,18 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if self.command != "HEAD" and body:
-            self.wfile.write(body)
+            if trickle > 0:
+                self.wfile.flush()
+                for index in range(len(body)):
+                    time.sleep(trickle)
+                    try:
+                        self.wfile.write(body[index:index + 1])
+                        self.wfile.flush()
+                    except OSError:
+                        self.close_connection = True
+                        return
+            else:
+                self.wfile.write(body)
         self.wfile.flush()
 
     def send_json(self, status, value):
@@ -263,7 +277,8 @@ class Handler(BaseHTTPRequestHandler):
             payload = b"x" * int(spec["bodySize"])
         else:
             payload = str(spec.get("body") or "").encode("utf-8")
-        self.send_body(int(spec.get("status", 200)), payload, headers=spec.get("headers"))
+        trickle = float(spec.get("trickle") or 0)
+        self.send_body(int(spec.get("status", 200)), payload, headers=spec.get("headers"), trickle=trickle)
 
     def hold_until_disconnect(self, route):
         """Never answers; returns once the client closes the connection."""
