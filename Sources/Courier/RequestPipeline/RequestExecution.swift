@@ -19,8 +19,10 @@ struct RequestExecution: Sendable {
     /// The pipeline's own mailbox: `finished` and `retryPermit` go there.
     let mailbox: Mailbox<RequestPipelineMessage>
 
-    /// Runs `pending` to its end, answers its reply, tells the pipeline it is finished, and
-    /// then publishes the final event (so an observer of that event knows the slot is freed).
+    /// Runs `pending` to its end, tells the pipeline it is finished, answers its reply, and
+    /// then publishes the final event. `finished` is queued before the caller wakes, so whatever
+    /// the caller or an observer of the final event sends next reaches the pipeline after it,
+    /// and sees the slot freed.
     func run(_ pending: PendingRequest) async {
         let started = clock.now
         let publishing = events.hasSubscribers
@@ -28,8 +30,8 @@ struct RequestExecution: Sendable {
             events.publish(.started(pending.id, method: pending.request.method, url: redaction.url(pending.request.url)))
         }
         let (result, attempts) = await attempts(pending, publishing: publishing)
-        pending.reply.resume(with: result.mapError { $0 })
         try? mailbox.send(.finished(pending.id))
+        pending.reply.resume(with: result.mapError { $0 })
         guard publishing else { return }
         let duration = clock.now - started
         switch result {
