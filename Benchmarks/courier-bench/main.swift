@@ -157,27 +157,16 @@ let client = APIClient(configuration: .init(
 let endpoint = Endpoint<User>(path: path, query: query)
 let piped: @Sendable () async throws -> Void = { _ = try await client.send(endpoint) }
 
-/// Over URLSession, rows that split the pipeline's cost from the transport's: the transport
-/// alone, and both without the response-size guard (a delegate callback per body chunk, which
-/// raw URLSession does not have).
+/// Over URLSession, `URLSessionTransport` alone: splits the transport's cost from the pipeline's.
 var breakdown: [(name: String, path: @Sendable () async throws -> Void)] = []
-var unguardedClient: APIClient?
 if let url = options.url {
     let request = HTTPRequest(url: url, headers: sentHeaders)
-    let unguarded = URLSessionTransport(configuration: .init(maximumResponseSize: nil))
-    let unguardedPipeline = APIClient(configuration: .init(
-        baseURL: baseURL, transport: unguarded, auth: AuthInterceptor { token }, retryPolicy: .none, maxConcurrentRequests: 256))
-    unguardedClient = unguardedPipeline
-    breakdown = [
-        ("transport", { _ = try decoder.decode(User.self, from: try await pipelineTransport.send(request).body) }),
-        ("transport nolimit", { _ = try decoder.decode(User.self, from: try await unguarded.send(request).body) }),
-        ("pipeline nolimit", { _ = try await unguardedPipeline.send(endpoint) }),
-    ]
+    breakdown = [("transport", { _ = try decoder.decode(User.self, from: try await pipelineTransport.send(request).body) })]
 }
 
 /// Messages `client`'s pipeline has handled so far, counting the stats ask that reads them.
-func messagesHandled(by client: APIClient?) async -> Double {
-    guard let client, let stats = try? await client.pipelineStats() else { return 0 }
+func messagesHandled(by client: APIClient) async -> Double {
+    guard let stats = try? await client.pipelineStats() else { return 0 }
     return Double(stats.messagesHandled)
 }
 
@@ -198,18 +187,15 @@ for concurrency in [1, 16, 64, 256] {
     _ = await measure(requests: warmup, concurrency: concurrency, piped)
     let paths = [raw, piped] + breakdown.map(\.path)
     let before = await messagesHandled(by: client)
-    let unguardedBefore = await messagesHandled(by: unguardedClient)
     let results = await measureInterleaved(requests: requestsPerScenario, concurrency: concurrency, rounds: 6, paths)
     let messages = await messagesPerRequest(before, messagesHandled(by: client), requests: results[1].requests)
-    let unguardedMessages = await messagesPerRequest(unguardedBefore, messagesHandled(by: unguardedClient), requests: results[1].requests)
     report("baseline", transportName, concurrency, results[0], baseline: results[0], messages: 0)
     report("pipeline", transportName, concurrency, results[1], baseline: results[0], messages: messages)
     for (row, result) in zip(breakdown, results.dropFirst(2)) {
-        report(row.name, transportName, concurrency, result, baseline: results[0], messages: row.name.hasPrefix("pipeline") ? unguardedMessages : 0)
+        report(row.name, transportName, concurrency, result, baseline: results[0], messages: 0)
     }
 }
 await client.shutdown()
-await unguardedClient?.shutdown()
 
 // What one message costs in this runtime (tell: one enqueue + handle; ask: a round trip).
 let runtime = await RuntimeCosts.measure(messages: options.quick ? 200_000 : 2_000_000)

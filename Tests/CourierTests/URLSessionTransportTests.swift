@@ -90,15 +90,6 @@ import Testing
         }
     }
 
-    @Test func withoutALimitABigBodyIsAccepted() async throws {
-        let unlimited = URLSessionTransport(configuration: .init(maximumResponseSize: nil))
-        try await withScriptedServer { server in
-            try await server.script("/big", [.sized(11 * 1024 * 1024)])
-            let response = try await unlimited.send(HTTPRequest(url: URL(string: "\(server.baseURL)/big")!))
-            #expect(response.body.count == 11 * 1024 * 1024)
-        }
-    }
-
     @Test func redirectsAreFollowedUnlessConfiguredNotTo() async throws {
         try await withScriptedServer { server in
             try await server.script("/old", [.status(302, headers: ["Location": "/new"])])
@@ -117,18 +108,11 @@ import Testing
 
     @Test func aRedirectMayNotLeaveHTTPS() {
         let secure = URL(string: "https://api.example.com/a")!
-        #expect(RedirectGuard.allows(from: secure, to: URL(string: "https://cdn.example.com/b")))
-        #expect(!RedirectGuard.allows(from: secure, to: URL(string: "http://api.example.com/b")))
-        #expect(!RedirectGuard.allows(from: secure, to: nil))
-        #expect(RedirectGuard.allows(from: URL(string: "http://127.0.0.1/a"), to: URL(string: "http://127.0.0.1/b")))
-
-        // A refused redirect's 3xx is recognised, relative Locations included.
-        let toPlain = HTTPResponse(status: 301, headers: ["Location": "http://api.example.com/b"])
-        #expect(RedirectGuard.refusedRedirect(from: secure, answer: toPlain) == URL(string: "http://api.example.com/b"))
-        let relative = HTTPResponse(status: 302, headers: ["Location": "/b"])
-        #expect(RedirectGuard.refusedRedirect(from: secure, answer: relative) == nil)
-        let notARedirect = HTTPResponse(status: 200, headers: ["Location": "http://api.example.com/b"])
-        #expect(RedirectGuard.refusedRedirect(from: secure, answer: notARedirect) == nil)
+        #expect(URLSessionTransport.allowsRedirect(from: secure, to: URL(string: "https://cdn.example.com/b")))
+        #expect(!URLSessionTransport.allowsRedirect(from: secure, to: URL(string: "http://api.example.com/b")))
+        #expect(!URLSessionTransport.allowsRedirect(from: secure, to: nil))
+        #expect(URLSessionTransport.allowsRedirect(from: URL(string: "http://127.0.0.1/a"), to: URL(string: "http://127.0.0.1/b")))
+        #expect(URLSessionTransport.allowsRedirect(from: URL(string: "http://api.example.com/a"), to: secure))
     }
 
     @Test func aRefusedConnectionIsNoConnection() async throws {
