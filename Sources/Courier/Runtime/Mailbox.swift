@@ -45,9 +45,10 @@ public final class Mailbox<Message: Sendable>: Sendable {
         }
     }
 
-    /// An ask that the asker can abandon: if the calling task is cancelled, the asker is answered
-    /// `cancelledError` at once and `cancelMessage` is sent, so the component can stop the work
-    /// (the component's own later answer is then ignored).
+    /// An ask that the asker can abandon: if the calling task is cancelled, `cancelMessage` is
+    /// queued, so the component can stop the work, and then the asker is answered
+    /// `cancelledError` at once (the component's own later answer is ignored). Whatever the asker
+    /// sends next arrives after `cancelMessage`.
     public func ask<Value: Sendable>(
         _ makeMessage: (Reply<Value>) -> Message, onCancel cancelMessage: Message, cancelledError: any Error
     ) async throws -> Value {
