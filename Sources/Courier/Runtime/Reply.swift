@@ -27,9 +27,7 @@ public final class Reply<Value: Sendable>: @unchecked Sendable {
     /// Answers the asker with `error`. Returns `false` if the asker was already answered.
     @discardableResult
     public func fail(_ error: any Error) -> Bool {
-        guard let continuation = take() else { return false }
-        continuation.resume(throwing: error)
-        return true
+        fail(error, beforeResuming: {})
     }
 
     /// Answers the asker with `error`, running `beforeResuming` once the answer is claimed but
