@@ -158,22 +158,9 @@ let endpoint = Endpoint<User>(path: path, query: query)
 let piped: @Sendable () async throws -> Void = { _ = try await client.send(endpoint) }
 
 /// Over URLSession, `URLSessionTransport` alone: splits the transport's cost from the pipeline's.
-var breakdown: [(name: String, path: @Sendable () async throws -> Void)] = []
-if let url = options.url {
+let transportOnly: (@Sendable () async throws -> Void)? = options.url.map { url in
     let request = HTTPRequest(url: url, headers: sentHeaders)
-    breakdown = [("transport", { _ = try decoder.decode(User.self, from: try await pipelineTransport.send(request).body) })]
-}
-
-/// Messages `client`'s pipeline has handled so far, counting the stats ask that reads them.
-func messagesHandled(by client: APIClient) async -> Double {
-    guard let stats = try? await client.pipelineStats() else { return 0 }
-    return Double(stats.messagesHandled)
-}
-
-/// Messages per request between two readings of ``messagesHandled(by:)``: the second reading's
-/// own stats ask is not part of the requests.
-func messagesPerRequest(_ before: Double, _ after: Double, requests: Int) -> Double {
-    max(0, after - before - 1) / Double(requests)
+    return { _ = try decoder.decode(User.self, from: try await pipelineTransport.send(request).body) }
 }
 
 print("courier-bench: \(transportName) transport, \(requestsPerScenario) requests per scenario, \(ProcessInfo.processInfo.activeProcessorCount) cores")
@@ -185,14 +172,16 @@ for concurrency in [1, 16, 64, 256] {
     let warmup = max(requestsPerScenario / 10, 100)
     _ = await measure(requests: warmup, concurrency: concurrency, raw)
     _ = await measure(requests: warmup, concurrency: concurrency, piped)
-    let paths = [raw, piped] + breakdown.map(\.path)
-    let before = await messagesHandled(by: client)
+    let paths = [raw, piped] + (transportOnly.map { [$0] } ?? [])
+    let before = (try? await client.pipelineStats().messagesHandled) ?? 0
     let results = await measureInterleaved(requests: requestsPerScenario, concurrency: concurrency, rounds: 6, paths)
-    let messages = await messagesPerRequest(before, messagesHandled(by: client), requests: results[1].requests)
+    let after = (try? await client.pipelineStats().messagesHandled) ?? 0
+    // `after` counts the stats ask that read it; it is not part of the requests.
+    let messages = Double(after - before - 1) / Double(results[1].requests)
     report("baseline", transportName, concurrency, results[0], baseline: results[0], messages: 0)
     report("pipeline", transportName, concurrency, results[1], baseline: results[0], messages: messages)
-    for (row, result) in zip(breakdown, results.dropFirst(2)) {
-        report(row.name, transportName, concurrency, result, baseline: results[0], messages: 0)
+    if results.count > 2 {
+        report("transport", transportName, concurrency, results[2], baseline: results[0], messages: 0)
     }
 }
 await client.shutdown()
