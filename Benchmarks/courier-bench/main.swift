@@ -151,11 +151,11 @@ let client = APIClient(configuration: .init(
     baseURL: baseURL,
     transport: pipelineTransport,
     auth: AuthInterceptor { token },
-    retryPolicy: .none,
-    maxConcurrentRequests: 256
+    retryPolicy: .never,
+    limits: .init(maxConcurrentRequests: 256)
 ))
 let endpoint = Endpoint<User>(path: path, query: query)
-let piped: @Sendable () async throws -> Void = { _ = try await client.send(endpoint) }
+let piped: @Sendable () async throws -> Void = { _ = try await client.send(endpoint).value }
 
 /// Over URLSession, `URLSessionTransport` alone: splits the transport's cost from the pipeline's.
 let transportOnly: (@Sendable () async throws -> Void)? = options.url.map { url in

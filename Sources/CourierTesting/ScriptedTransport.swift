@@ -7,7 +7,8 @@ import Foundation
 /// Each route (a URL path, optionally a method) has a queue of ``Step``s served in order to
 /// successive requests; the last step repeats once the queue is exhausted. Unscripted routes
 /// get the fallback (404 by default). Delays run on the injected clock and, like a real
-/// transport, end with ``NetworkError/timeout(underlying:)`` when the request's timeout is shorter.
+/// transport, end with ``NetworkError/timeout(underlying:)`` when the request's timeout is shorter;
+/// a body over the request's ``HTTPRequest/maximumResponseSize`` fails with `responseTooLarge`.
 public final class ScriptedTransport: HTTPTransport, Sendable {
     /// One canned answer.
     public indirect enum Step: Sendable {
@@ -74,6 +75,7 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
         requests.filter { $0.url.path == path }
     }
 
+    /// Records the request and answers with the next step of its route.
     public func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
         try request.validate()
         let step = state.withLock { state -> Step in
@@ -86,7 +88,10 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
             state.served[route] = index + 1
             return steps[min(index, steps.count - 1)]
         }
-        return try await perform(step, timeout: request.timeout)
+        let response = try await perform(step, timeout: request.timeout)
+        let limit = request.maximumResponseSize ?? HTTPRequest.defaultMaximumResponseSize
+        if response.body.count > limit { throw .responseTooLarge(limit: limit) }
+        return response
     }
 
     /// Takes `step`, honouring the request's timeout the way a real transport does.

@@ -48,9 +48,9 @@ private func makeRequest(
 }
 
 private func context(
-    id: UInt64 = 7, attempt: Int = 1, options: RequestOptions = RequestOptions(), logger: (any NetworkLogger)? = nil
+    id: UInt64 = 7, attempt: Int = 1, requiresAuth: Bool = true, logger: (any NetworkLogger)? = nil
 ) -> RequestContext {
-    RequestContext(id: RequestID(id), attempt: attempt, options: options, logger: logger)
+    RequestContext(id: RequestID(id), attempt: attempt, requiresAuth: requiresAuth, logger: logger)
 }
 
 /// The request an interception went on with, or nil (recording an issue) if it answered.
@@ -254,11 +254,11 @@ extension InterceptorTests {
         private static let api = "https://api.example.com"
 
         private func authorized(
-            _ auth: AuthInterceptor, _ request: HTTPRequest, options: RequestOptions = RequestOptions(),
+            _ auth: AuthInterceptor, _ request: HTTPRequest, requiresAuth: Bool = true,
             sourceLocation: SourceLocation = #_sourceLocation
         ) async -> HTTPRequest? {
             do throws(NetworkError) {
-                return proceeded(try await auth.intercept(request, context: context(options: options)), sourceLocation: sourceLocation)
+                return proceeded(try await auth.intercept(request, context: context(requiresAuth: requiresAuth)), sourceLocation: sourceLocation)
             } catch {
                 Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
                 return nil
@@ -294,7 +294,7 @@ extension InterceptorTests {
                 reads.withLock { $0 += 1 }
                 return "t"
             }
-            let sent = await authorized(auth, makeRequest(Self.api + "/v1/items"), options: RequestOptions(requiresAuth: false))
+            let sent = await authorized(auth, makeRequest(Self.api + "/v1/items"), requiresAuth: false)
             #expect(sent?.headers.contains("Authorization") == false)
             #expect(reads.withLock { $0 } == 0)
         }
@@ -379,7 +379,7 @@ extension InterceptorTests {
             let auth = AuthInterceptor { nil }
             let login = await authorized(auth, makeRequest(Self.api + "/auth/login", method: .post))
             #expect(login?.headers.isEmpty == true)
-            let anonymous = await authorized(auth, makeRequest(Self.api + "/v1/items"), options: RequestOptions(requiresAuth: false))
+            let anonymous = await authorized(auth, makeRequest(Self.api + "/v1/items"), requiresAuth: false)
             #expect(anonymous?.headers.isEmpty == true)
         }
 

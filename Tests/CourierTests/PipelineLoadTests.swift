@@ -8,8 +8,8 @@ import CourierTesting
         let transport = ScriptedTransport()
         transport.script("/hang", [.hang])
         let api = client(URL(string: "https://api.test")!, transport: transport) {
-            $0.maxConcurrentRequests = 4
-            $0.maxQueuedRequests = 16
+            $0.limits.maxConcurrentRequests = 4
+            $0.limits.maxQueuedRequests = 16
         }
         let rejections = api.events()
         let calls = (0..<2_000).map { _ in Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) } }
@@ -49,13 +49,13 @@ import CourierTesting
             return HTTPResponse(status: 200, body: Data(#"{"id":\#(id),"name":"user-\#(id)"}"#.utf8))
         }
         let api = client(URL(string: "https://api.test")!, transport: transport) {
-            $0.maxQueuedRequests = 10_000
+            $0.limits.maxQueuedRequests = 10_000
             $0.auth = AuthInterceptor { "t" }
         }
         let mismatches = await withTaskGroup(of: Int.self) { group in
             for id in 0..<10_000 {
                 group.addTask {
-                    guard let user = try? await api.send(Endpoint<User>(path: "users/\(id)")) else { return 1 }
+                    guard let user = try? await api.send(Endpoint<User>(path: "users/\(id)")).value else { return 1 }
                     return user == User(id: id, name: "user-\(id)") ? 0 : 1
                 }
             }
@@ -96,7 +96,7 @@ import CourierTesting
         let api = client(URL(string: "https://api.test")!, transport: transport)
         let call = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await api.send(Endpoint<User>(path: "users/1"))
+            return try await api.send(Endpoint<User>(path: "users/1")).value
         }
         let error = await #expect(throws: NetworkError.self) { try await call.value }
         guard case .cancelled? = error else { Issue.record("got \(String(describing: error))"); return }
@@ -144,8 +144,8 @@ func failure<Value>(of call: Task<Value, any Error>) async -> NetworkError? {
         let transport = ScriptedTransport()
         transport.script("/hang", [.hang])
         let api = client(URL(string: "https://api.test")!, transport: transport) {
-            $0.maxConcurrentRequests = 1
-            $0.maxQueuedRequests = 1
+            $0.limits.maxConcurrentRequests = 1
+            $0.limits.maxQueuedRequests = 1
         }
         // One at a time, so that `queued` is the one waiting (two tasks started together reach
         // the pipeline in either order).

@@ -9,7 +9,7 @@ struct User: Codable, Sendable, Equatable {
 }
 
 /// Retries with no waiting, so counting tests need no clock.
-let immediateRetries = RetryPolicy(maxAttempts: 3, retryableStatusCodes: RetryPolicy.default.retryableStatusCodes, backoff: .none)
+let immediateRetries = RetryPolicy(maxAttempts: 3, retryableStatusCodes: RetryPolicy.default.retryableStatusCodes, backoff: .immediate)
 
 func client(
     _ baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), retryPolicy: RetryPolicy = immediateRetries,
@@ -48,7 +48,7 @@ func finalEvents(_ stream: AsyncStream<RequestEvent>, count: Int) async -> [Requ
         try await withScriptedServer { server in
             try await server.script("/v1/users/1", [.status(503), .status(503), .json(200, #"{"id":1,"name":"Ada"}"#)])
             let api = client(server.baseURL)
-            let user = try await api.send(Endpoint<User>(path: "users/1", version: .v1))
+            let user = try await api.send(Endpoint<User>(path: "users/1", version: .v1)).value
             #expect(user == User(id: 1, name: "Ada"))
             #expect(try await server.requests(path: "/v1/users/1").count == 3)
             await api.shutdown()
@@ -77,7 +77,7 @@ func finalEvents(_ stream: AsyncStream<RequestEvent>, count: Int) async -> [Requ
             #expect(clock.pendingDelays == [.seconds(2)])
             #expect(try await server.requests(path: "/limited").count == 1)
             clock.advance(by: .seconds(2))
-            #expect(try await call.value == User(id: 2, name: "Bo"))
+            #expect(try await call.value.value == User(id: 2, name: "Bo"))
             #expect(try await server.requests(path: "/limited").count == 2)
             await api.shutdown()
         }
@@ -107,8 +107,7 @@ func finalEvents(_ stream: AsyncStream<RequestEvent>, count: Int) async -> [Requ
         let transport = ScriptedTransport(clock: clock)
         transport.script("/slow", [.hang])
         let api = client(URL(string: "https://api.test")!, transport: transport, retryPolicy: .default, clock: clock) {
-            $0.timeout = .seconds(3)
-            $0.requestDeadline = .seconds(5)
+            $0.timeouts = .init(attempt: .seconds(3), request: .seconds(5))
             $0.retryPolicy.jitter = false
         }
         let call = Task { try await api.send(Endpoint<User>(path: "slow")) }
@@ -152,7 +151,7 @@ func finalEvents(_ stream: AsyncStream<RequestEvent>, count: Int) async -> [Requ
             try await server.script("/409", [.json(409, #"{"version":3}"#)])
             try await server.script("/422", [.json(422, #"{"message":"name is required","code":"invalid"}"#)])
             try await server.script("/500", [.text(500, "<html>oops</html>")])
-            let api = client(server.baseURL, retryPolicy: .none)
+            let api = client(server.baseURL, retryPolicy: .never)
             func failure(_ path: String) async -> NetworkError? {
                 await #expect(throws: NetworkError.self) { try await api.send(Endpoint<EmptyResponse>(path: path)) }
             }
@@ -196,7 +195,7 @@ func finalEvents(_ stream: AsyncStream<RequestEvent>, count: Int) async -> [Requ
         let sent = Event(eventName: "launch", startsAt: Date(timeIntervalSince1970: 1_800_000_000))
         let request = try api.makeRequest(Endpoint<Event>(path: "events", method: .post, body: sent))
         #expect(String(decoding: request.body ?? Data(), as: UTF8.self) == #"{"event_name":"launch","starts_at":"2027-01-15T08:00:00Z"}"#)
-        #expect(try await api.send(Endpoint<Event>(path: "events", method: .post, body: sent)) == sent)
+        #expect(try await api.send(Endpoint<Event>(path: "events", method: .post, body: sent)).value == sent)
         await api.shutdown()
     }
 }
@@ -217,7 +216,7 @@ func finalEvents(_ stream: AsyncStream<RequestEvent>, count: Int) async -> [Requ
             try await server.script("/v1/me", [.json(200, #"{"id":9,"name":"Cy"}"#)])
             try await server.script("/v1/auth/login", [.json(200, #"{"id":0,"name":"login"}"#)])
             let api = client(server.baseURL) { $0.auth = AuthInterceptor { "tok-123" } }
-            #expect(try await api.send(Endpoint<User>(path: "me", version: .v1)).id == 9)
+            #expect(try await api.send(Endpoint<User>(path: "me", version: .v1)).value.id == 9)
             _ = try await api.send(Endpoint<User>(path: "auth/login", method: .post, version: .v1))
             #expect(try await server.requests(path: "/v1/me").first?.header("Authorization") == "Bearer tok-123")
             #expect(try await server.requests(path: "/v1/auth/login").first?.header("Authorization") == nil)
@@ -231,8 +230,7 @@ func finalEvents(_ stream: AsyncStream<RequestEvent>, count: Int) async -> [Requ
             let logger = CapturedLog()
             let api = client(server.baseURL) {
                 $0.auth = AuthInterceptor(publicPaths: []) { "bearer-secret" }
-                $0.logging = LoggingInterceptor(logger: logger, detail: .verbose)
-                $0.logger = logger
+                $0.logging = .init(logger: logger, detail: .verbose)
             }
             let endpoint = Endpoint<User>(
                 path: "login", method: .post,

@@ -15,15 +15,15 @@ import CourierTesting
                     let reply = Reply<Int>(continuation)
                     racers.withLock { racers in
                         racers.append(Task.detached { reply.succeed(round) })
-                        racers.append(Task.detached { reply.fail(NetworkError.componentRestarted("probe")) })
-                        racers.append(Task.detached { reply.fail(NetworkError.componentUnavailable("probe")) })
+                        racers.append(Task.detached { reply.fail(RuntimeError.componentRestarted("probe")) })
+                        racers.append(Task.detached { reply.fail(RuntimeError.componentUnavailable("probe")) })
                     }
                 }
                 #expect(value == round)
                 outcome = "value"
-            } catch NetworkError.componentRestarted {
+            } catch RuntimeError.componentRestarted {
                 outcome = "restarted"
-            } catch NetworkError.componentUnavailable {
+            } catch RuntimeError.componentUnavailable {
                 outcome = "unavailable"
             }
             outcomes[outcome, default: 0] += 1
@@ -59,8 +59,8 @@ import CourierTesting
         let mailbox = Mailbox<Probe.Message>(name: "probe")
         mailbox.close()
         #expect(mailbox.isClosed)
-        await #expect(throws: NetworkError.self) { try await mailbox.ask { .echo(1, $0) } }
-        #expect(throws: NetworkError.self) { try mailbox.send(.crash(nil)) }
+        await #expect(throws: RuntimeError.self) { try await mailbox.ask { .echo(1, $0) } }
+        #expect(throws: RuntimeError.self) { try mailbox.send(.crash(nil)) }
     }
 
     @Test func queuedAsksOfAClosedMailboxAreAnsweredWhenDiscarded() async throws {
@@ -79,7 +79,7 @@ import CourierTesting
             do {
                 _ = try await task.value
                 Issue.record("a discarded ask was answered")
-            } catch NetworkError.componentUnavailable(let name) {
+            } catch RuntimeError.componentUnavailable(let name) {
                 #expect(name == "probe")
             }
         }

@@ -6,10 +6,9 @@ import Testing
 
     func planner(
         _ strategy: RestartStrategy = .oneForOne,
-        intensity: RestartIntensity = RestartIntensity(),
-        backoff: RestartBackoff = .immediate
+        policy: RestartPolicy = .immediate
     ) -> RestartPlanner {
-        RestartPlanner(strategy: strategy, intensity: intensity, backoff: backoff)
+        RestartPlanner(strategy: strategy, policy: policy)
     }
 
     @Test func oneForOneRestartsOnlyTheFailedChild() {
@@ -55,7 +54,7 @@ import Testing
     }
 
     @Test func transientAndTemporaryExitsDoNotConsumeIntensity() {
-        var planner = planner(intensity: RestartIntensity(maxRestarts: 1, period: .seconds(5)))
+        var planner = planner(policy: RestartPolicy(maxRestarts: 1, period: .seconds(5), initialDelay: .zero))
         let types: [RestartType] = [.permanent, .transient, .temporary]
         for _ in 0..<10 {
             #expect(planner.childExited(1, exit: .normal, restartTypes: types, now: .zero, randomUnit: 0) == .leaveStopped)
@@ -65,19 +64,19 @@ import Testing
         #expect(planner.childExited(0, exit: .failed, restartTypes: types, now: .zero, randomUnit: 0) == .giveUp)
     }
 
-    @Test func backoffDoublesIsCappedAndJittered() {
-        let backoff = RestartBackoff(initial: .milliseconds(100), maximum: .milliseconds(350))
-        #expect(backoff.delay(attempt: 1, unit: 0) == .milliseconds(50))
-        #expect(backoff.delay(attempt: 1, unit: 0.5) == .milliseconds(75))
-        #expect(backoff.delay(attempt: 2, unit: 0) == .milliseconds(100))
-        #expect(backoff.delay(attempt: 3, unit: 0) == .milliseconds(175))
-        #expect(backoff.delay(attempt: 3, unit: 0.999_999) < .milliseconds(350))
-        #expect(backoff.delay(attempt: 60, unit: 0) == .milliseconds(175))
-        #expect(RestartBackoff.immediate.delay(attempt: 5, unit: 0.7) == .zero)
+    @Test func restartDelayDoublesIsCappedAndJittered() {
+        let backoff = RestartPolicy(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(350))
+        #expect(backoff.delay(restart: 1, unit: 0) == .milliseconds(50))
+        #expect(backoff.delay(restart: 1, unit: 0.5) == .milliseconds(75))
+        #expect(backoff.delay(restart: 2, unit: 0) == .milliseconds(100))
+        #expect(backoff.delay(restart: 3, unit: 0) == .milliseconds(175))
+        #expect(backoff.delay(restart: 3, unit: 0.999_999) < .milliseconds(350))
+        #expect(backoff.delay(restart: 60, unit: 0) == .milliseconds(175))
+        #expect(RestartPolicy.immediate.delay(restart: 5, unit: 0.7) == .zero)
     }
 
     @Test func plannerUsesBackoffForConsecutiveRestarts() {
-        var planner = planner(intensity: RestartIntensity(maxRestarts: 5), backoff: RestartBackoff(initial: .milliseconds(10), maximum: .seconds(1)))
+        var planner = planner(policy: RestartPolicy(maxRestarts: 5, initialDelay: .milliseconds(10), maximumDelay: .seconds(1)))
         let delays = (0..<3).map { _ in planner.childExited(0, exit: .failed, restartTypes: [.permanent], now: .zero, randomUnit: 0) }
         #expect(delays == [.restart(children: [0], after: .milliseconds(5)),
                            .restart(children: [0], after: .milliseconds(10)),

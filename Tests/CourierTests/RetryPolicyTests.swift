@@ -66,14 +66,14 @@ struct RetryPolicyTests {
         #expect(policy.decide(attempt: 3, status(503)) == .stop)
     }
 
-    @Test("none preset: a single attempt, never retried")
-    func nonePreset() {
-        let policy = RetryPolicy.none
+    @Test("never preset: a single attempt, never retried")
+    func neverPreset() {
+        let policy = RetryPolicy.never
         #expect(policy.maxAttempts == 1)
         #expect(policy.retryableStatusCodes.isEmpty)
-        #expect(policy.backoff == .none)
+        #expect(policy.backoff == .immediate)
         #expect(policy.decide(attempt: 1, status(503)) == .stop)
-        #expect(policy.decide(attempt: 1, .failure(.timeout(underlying: nil))) == .stop)
+        #expect(policy.decide(attempt: 1, .failure(NetworkError.timeout(underlying: nil))) == .stop)
     }
 
     @Test("aggressive preset: 5 attempts, adds Cloudflare's 520–524, exponential 0.5 s ×1.5")
@@ -104,9 +104,9 @@ struct RetryPolicyTests {
     // MARK: - Backoff strategies
 
     @Test("backoff .none is always zero")
-    func backoffNone() {
+    func backoffImmediate() {
         for attempt in 1...5 {
-            #expect(BackoffStrategy.none.delay(afterAttempt: attempt) == .zero)
+            #expect(BackoffStrategy.immediate.delay(afterAttempt: attempt) == .zero)
         }
     }
 
@@ -217,7 +217,7 @@ struct RetryPolicyTests {
         #expect(policy.decide(attempt: 4, status(503)) == .stop)
         // Even a Retry-After or a retryable transport error does not go past the limit.
         #expect(policy.decide(attempt: 3, status(429, headers: ["Retry-After": "1"])) == .stop)
-        #expect(policy.decide(attempt: 3, .failure(.timeout(underlying: nil))) == .stop)
+        #expect(policy.decide(attempt: 3, .failure(NetworkError.timeout(underlying: nil))) == .stop)
     }
 
     @Test("non-retryable statuses stop", arguments: [200, 201, 204, 301, 304, 400, 401, 403, 404, 409, 418, 422, 501, 505])
@@ -233,7 +233,7 @@ struct RetryPolicyTests {
 
     @Test("a custom status set is honoured exactly")
     func customStatusSet() {
-        let policy = RetryPolicy(maxAttempts: 3, retryableStatusCodes: [418], backoff: .none, jitter: false)
+        let policy = RetryPolicy(maxAttempts: 3, retryableStatusCodes: [418], backoff: .immediate, jitter: false)
         #expect(policy.decide(attempt: 1, status(418)) == .retry(after: .zero, reason: "status 418"))
         #expect(policy.decide(attempt: 1, status(503)) == .stop)
     }
@@ -410,7 +410,7 @@ struct RetryPolicyTests {
 
     @Test("Retry-After does not make a non-retryable status retryable")
     func retryAfterOnNonRetryableStatus() {
-        let policy = RetryPolicy(maxAttempts: 3, retryableStatusCodes: [500], backoff: .none, jitter: false)
+        let policy = RetryPolicy(maxAttempts: 3, retryableStatusCodes: [500], backoff: .immediate, jitter: false)
         #expect(policy.decide(attempt: 1, status(429, headers: ["Retry-After": "2"])) == .stop)
         #expect(policy.decide(attempt: 1, status(503, headers: ["Retry-After": "2"])) == .stop)
     }

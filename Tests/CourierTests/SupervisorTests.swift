@@ -7,11 +7,10 @@ import CourierTesting
 
     func supervisor(
         _ strategy: RestartStrategy = .oneForOne,
-        intensity: RestartIntensity = RestartIntensity(),
-        backoff: RestartBackoff = .immediate
+        restarts: RestartPolicy = .immediate
     ) -> Supervisor {
         Supervisor(name: "root", configuration: .init(
-            strategy: strategy, intensity: intensity, backoff: backoff,
+            strategy: strategy, restarts: restarts,
             clock: clock, random: SeededRandomSource(seed: 7)))
     }
 
@@ -100,7 +99,7 @@ import CourierTesting
     @Test func exceedingTheIntensityGivesUpStopsInReverseAndAnswersUnavailable() async throws {
         let log = ProbeLog()
         let boxes = ["a", "b", "c"].map { Mailbox<Probe.Message>(name: $0) }
-        let supervisor = Supervisor(name: "root", configuration: .init(backoff: .immediate, clock: clock))
+        let supervisor = Supervisor(name: "root", configuration: .init(restarts: .immediate, clock: clock))
         let events = EventCursor(supervisor.events())
         await supervisor.start(boxes.map { .probe($0.name, mailbox: $0, log: log) })
         for restart in 1...3 {
@@ -112,13 +111,13 @@ import CourierTesting
         #expect(await events.until("stopped(a)") == ["failed(b)", "gaveUp(root, b)", "stopped(c)", "stopped(b)", "stopped(a)"])
         #expect(await supervisor.status == .gaveUp)
         for box in boxes {
-            await #expect(throws: NetworkError.self) { try await box.ask { .echo(1, $0) } }
+            await #expect(throws: RuntimeError.self) { try await box.ask { .echo(1, $0) } }
             do {
                 _ = try await box.ask { .echo(1, $0) }
-            } catch NetworkError.componentUnavailable(let name) {
+            } catch RuntimeError.componentUnavailable(let name) {
                 #expect(name == box.name)
             }
-            #expect(throws: NetworkError.self) { try box.send(.crash(nil)) }
+            #expect(throws: RuntimeError.self) { try box.send(.crash(nil)) }
         }
         await supervisor.shutdown()
         #expect(await events.rest() == ["shutDown(root)"])
@@ -127,8 +126,8 @@ import CourierTesting
     @Test func restartWaitsForTheJitteredBackoffOnTheInjectedClock() async throws {
         let log = ProbeLog()
         let box = Mailbox<Probe.Message>(name: "a")
-        let backoff = RestartBackoff(initial: .seconds(1), maximum: .seconds(8))
-        let supervisor = Supervisor(name: "root", configuration: .init(backoff: backoff, clock: clock, random: SeededRandomSource(seed: 1)))
+        let backoff = RestartPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(8))
+        let supervisor = Supervisor(name: "root", configuration: .init(restarts: backoff, clock: clock, random: SeededRandomSource(seed: 1)))
         let events = EventCursor(supervisor.events())
         await supervisor.start([.probe("a", mailbox: box, log: log)])
         try box.send(.crash(nil))
@@ -159,7 +158,7 @@ import CourierTesting
         #expect(await events.rest() == ["started(a)", "started(b)", "started(c)", "stopped(c)", "stopped(b)", "stopped(a)", "shutDown(root)"])
         for answer in answers {
             // Every ask either was handled before its mailbox closed, or is told the component is gone.
-            do { #expect(try await answer.value == (0..<50).reduce(0, +)) } catch NetworkError.componentUnavailable {}
+            do { #expect(try await answer.value == (0..<50).reduce(0, +)) } catch RuntimeError.componentUnavailable {}
         }
         #expect(await supervisor.status == .stopped)
     }
@@ -179,11 +178,11 @@ import CourierTesting
         await shutdown.value
         // b's handler was cancelled: it failed (during shutdown), and it is reported.
         #expect(await events.rest() == ["started(a)", "started(b)", "failed(b)", "stopped(b)", "stopped(a)", "shutDown(root)"])
-        await #expect(throws: NetworkError.self) { try await blocked.value }
+        await #expect(throws: RuntimeError.self) { try await blocked.value }
         do {
             _ = try await queued.value
             Issue.record("the queued ask should not be answered")
-        } catch NetworkError.componentUnavailable(let name) {
+        } catch RuntimeError.componentUnavailable(let name) {
             #expect(name == "b")
         }
     }
@@ -192,7 +191,7 @@ import CourierTesting
         let handled = Locked<[Int]>([])
         let box = Mailbox<Flaky.Message>(name: "flaky")
         let supervisor = Supervisor(name: "root", configuration: .init(
-            intensity: RestartIntensity(maxRestarts: 100, period: .seconds(5)), backoff: .immediate, clock: clock))
+            restarts: RestartPolicy(maxRestarts: 100, period: .seconds(5), initialDelay: .zero), clock: clock))
         await supervisor.start([.component(mailbox: box) { Flaky(handled: handled) }])
 
         let outcomes = await withTaskGroup(of: [Int: Bool].self) { group in
@@ -203,7 +202,7 @@ import CourierTesting
                         do {
                             let answer = try await box.ask { .work(value, $0) }
                             outcomes[value] = (answer == value)
-                        } catch NetworkError.componentRestarted {
+                        } catch RuntimeError.componentRestarted {
                             outcomes[value] = false
                         } catch {
                             Issue.record("unexpected \(error)")
@@ -232,7 +231,7 @@ extension SupervisorFailureTests {
         let handled = Locked<[Int]>([])
         let box = Mailbox<Flaky.Message>(name: "flaky")
         let supervisor = Supervisor(name: "root", configuration: .init(
-            intensity: RestartIntensity(maxRestarts: 1_000, period: .seconds(5)), backoff: .immediate, clock: clock))
+            restarts: RestartPolicy(maxRestarts: 1_000, period: .seconds(5), initialDelay: .zero), clock: clock))
         await supervisor.start([.component(mailbox: box) { Flaky(handled: handled) }])
         let outcomes = await withTaskGroup(of: [String].self) { group in
             for sender in 0..<8 {
@@ -242,9 +241,9 @@ extension SupervisorFailureTests {
                         do {
                             let answer = try await box.ask { .work(value, $0) }
                             outcomes.append(answer == value ? "value" : "wrong")
-                        } catch NetworkError.componentRestarted {
+                        } catch RuntimeError.componentRestarted {
                             outcomes.append("restarted")
-                        } catch NetworkError.componentUnavailable {
+                        } catch RuntimeError.componentUnavailable {
                             outcomes.append("unavailable")
                         } catch {
                             outcomes.append("other")
@@ -270,12 +269,12 @@ extension SupervisorFailureTests {
     @Test func aChildLeftDownForGoodAnswersItsAskersUnavailable() async throws {
         let log = ProbeLog()
         let box = Mailbox<Probe.Message>(name: "t")
-        let supervisor = Supervisor(name: "root", configuration: .init(backoff: .immediate, clock: clock))
+        let supervisor = Supervisor(name: "root", configuration: .init(restarts: .immediate, clock: clock))
         let events = EventCursor(supervisor.events())
         await supervisor.start([.probe("t", mailbox: box, log: log, restart: .temporary)])
         try box.send(.crash(nil))
         #expect(await events.until("stopped(t)") == ["started(t)", "failed(t)", "stopped(t)"])
-        let error = await #expect(throws: NetworkError.self) { try await box.ask { .echo(1, $0) } }
+        let error = await #expect(throws: RuntimeError.self) { try await box.ask { .echo(1, $0) } }
         guard case .componentUnavailable("t")? = error else { Issue.record("got \(String(describing: error))"); return }
         await supervisor.shutdown()
     }
@@ -283,7 +282,7 @@ extension SupervisorFailureTests {
     @Test func aSiblingThatMissesItsStopDeadlineMakesTheSupervisorGiveUp() async throws {
         let log = ProbeLog()
         let boxes = ["a", "b"].map { Mailbox<Probe.Message>(name: $0) }
-        let supervisor = Supervisor(name: "root", configuration: .init(strategy: .restForOne, backoff: .immediate, clock: clock))
+        let supervisor = Supervisor(name: "root", configuration: .init(strategy: .restForOne, restarts: .immediate, clock: clock))
         let events = EventCursor(supervisor.events())
         await supervisor.start(boxes.map { .probe($0.name, mailbox: $0, log: log, clock: clock, deadline: .seconds(1)) })
         let blocked = Task { try await boxes[1].ask { .block($0) } }
@@ -296,7 +295,7 @@ extension SupervisorFailureTests {
         clock.advance(by: .seconds(1))
         await events.until("stopped(a)")
         #expect(events.seen == ["started(a)", "started(b)", "failed(a)", "gaveUp(root, b)", "failed(b)", "stopped(b)", "stopped(a)"])
-        await #expect(throws: NetworkError.self) { try await blocked.value }
+        await #expect(throws: RuntimeError.self) { try await blocked.value }
         #expect(await supervisor.status == .gaveUp)
         await supervisor.shutdown()
     }

@@ -63,16 +63,16 @@ import Testing
     }
 
     @Test func anOversizedBodyIsRefused() async throws {
-        let small = URLSessionTransport(configuration: .init(maximumResponseSize: 64 * 1024))
+        let small = transport
         try await withScriptedServer { server in
             try await server.script("/big", [.sized(1024 * 1024)])
             try await server.script("/fits", [.sized(64 * 1024)])
             let error = await #expect(throws: NetworkError.self) {
-                try await small.send(HTTPRequest(url: URL(string: "\(server.baseURL)/big")!))
+                try await small.send(HTTPRequest(url: URL(string: "\(server.baseURL)/big")!, maximumResponseSize: 64 * 1024))
             }
             guard case .responseTooLarge(let limit)? = error else { Issue.record("got \(String(describing: error))"); return }
             #expect(limit == 64 * 1024)
-            let fits = try await small.send(HTTPRequest(url: URL(string: "\(server.baseURL)/fits")!))
+            let fits = try await small.send(HTTPRequest(url: URL(string: "\(server.baseURL)/fits")!, maximumResponseSize: 64 * 1024))
             #expect(fits.body.count == 64 * 1024)
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An HTTP request, as Courier's transports send it: a method, an absolute URL, header fields,
-/// an optional body and an optional timeout.
+/// an optional body, and the limits of its exchange (a timeout, a maximum response size).
 ///
 /// A plain value: creating or changing one never fails and checks nothing, so requests are easy
 /// to build up step by step (and middleware can rewrite them). ``validate()`` checks the whole
@@ -11,18 +11,27 @@ import Foundation
 public struct HTTPRequest: Sendable {
     /// The request method. Default `.get`.
     public var method: HTTPMethod
-    /// The absolute `http` or `https` URL to send the request to. See ``URLBuilder`` to build
-    /// one safely from a base URL, a path and query items.
+    /// The absolute `http` or `https` URL to send the request to. (An ``Endpoint`` builds one
+    /// safely from the client's base URL, a path and query items.)
     public var url: URL
     /// The header fields, in order. Default empty; transports may add their own (such as
     /// `Content-Length` or `Host`) when sending.
     public var headers: HTTPHeaders
     /// The request body, or nil for none. Default nil.
     public var body: Data?
-    /// How long the transport may wait for this request before failing it with
+    /// How long the transport may take over the whole exchange before failing it with
     /// ``NetworkError/timeout(underlying:)``; nil (the default) means the transport's own
-    /// default timeout.
+    /// default. The client sets it on every attempt (the attempt timeout, capped by what is left
+    /// of the request's deadline).
     public var timeout: Duration?
+    /// The largest response body the transport accepts, in bytes; a larger one fails with
+    /// ``NetworkError/responseTooLarge(limit:)`` without being kept whole. nil (the default)
+    /// means ``defaultMaximumResponseSize``. The client sets it on every attempt from its
+    /// ``APIClient/Configuration/Limits/maxResponseBytes``.
+    public var maximumResponseSize: Int?
+
+    /// The response size limit of a request that sets none: 10 MiB.
+    public static let defaultMaximumResponseSize = 10 * 1024 * 1024
 
     /// Creates a request. Nothing is checked here; see ``validate()``.
     public init(
@@ -30,13 +39,15 @@ public struct HTTPRequest: Sendable {
         url: URL,
         headers: HTTPHeaders = [:],
         body: Data? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        maximumResponseSize: Int? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maximumResponseSize = maximumResponseSize
     }
 
     /// Checks that the request can be sent as is, and throws for the first problem found:
@@ -45,7 +56,8 @@ public struct HTTPRequest: Sendable {
     ///   ignoring case) or the URL has no host (or an empty one);
     /// - ``NetworkError/invalidRequest(_:)`` if the method is not an RFC 9110 token (a method
     ///   with a space or CR/LF would corrupt the request line), if ``timeout`` is zero or
-    ///   negative, or if a header is invalid (see ``HTTPHeaders/validate()``).
+    ///   negative, if ``maximumResponseSize`` is negative, or if a header is invalid (see
+    ///   ``HTTPHeaders/validate()``).
     ///
     /// Messages never include the full URL or header values, which may carry credentials.
     public func validate() throws(NetworkError) {
@@ -55,6 +67,9 @@ public struct HTTPRequest: Sendable {
         }
         if let timeout, timeout <= .zero {
             throw .invalidRequest("timeout must be positive, got \(timeout)")
+        }
+        if let maximumResponseSize, maximumResponseSize < 0 {
+            throw .invalidRequest("maximumResponseSize must not be negative, got \(maximumResponseSize)")
         }
         try headers.validate()
     }

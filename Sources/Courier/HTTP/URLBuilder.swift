@@ -15,7 +15,7 @@ import Foundation
 ///                              query: [URLQueryItem(name: "q", value: "a+b & c")])
 /// // https://api.example.com/v1/users/Jos%C3%A9%20%C3%91/posts?q=a%2Bb%20%26%20c
 /// ```
-public enum URLBuilder {
+enum URLBuilder {
     /// Returns `base` with `path` appended to its path and `query` appended to its query.
     ///
     /// **Base.** Must be an absolute `http` or `https` URL (scheme compared ignoring case) with a
@@ -49,7 +49,7 @@ public enum URLBuilder {
     /// The result is parsed with `URL(string:)`; if that fails, this throws
     /// ``NetworkError/invalidURL(_:)`` rather than crashing. Error messages never include the
     /// base's query, which may carry credentials.
-    public static func url(base: URL, path: String, query: [URLQueryItem] = []) throws(NetworkError) -> URL {
+    static func url(base: URL, path: String, query: [URLQueryItem] = []) throws(NetworkError) -> URL {
         let base = base.absoluteURL
         try HTTPSyntax.requireHTTPURL(base, named: "the base URL")
         let baseString = base.absoluteString
@@ -175,19 +175,6 @@ public enum URLBuilder {
                 result += "="
                 appendPercentEncoded(value.utf8, to: &result, allowing: isUnreserved)
             }
-        }
-    }
-}
-
-extension HTTPSyntax {
-    /// Checks that `url` is an http or https URL with a host; `name` says which URL in the error.
-    static func requireHTTPURL(_ url: URL, named name: String) throws(NetworkError) {
-        guard let scheme = url.scheme, equalsIgnoringASCIICase(scheme, "http") || equalsIgnoringASCIICase(scheme, "https") else {
-            let shown = url.scheme.map { "scheme \(quotedForMessage($0))" } ?? "no scheme"
-            throw .invalidURL("\(name) has \(shown); only http and https are supported")
-        }
-        guard let host = url.host, !host.isEmpty else {
-            throw .invalidURL("\(name) has no host")
         }
     }
 }

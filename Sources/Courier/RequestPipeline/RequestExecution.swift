@@ -9,15 +9,27 @@ struct RequestExecution: Sendable {
     let transport: any HTTPTransport
     let requestInterceptors: [any RequestInterceptor]
     let responseInterceptors: [any ResponseInterceptor]
-    let retryPolicy: RetryPolicy
-    let attemptTimeout: Duration
+    let maxResponseBytes: Int
     let clock: any TimeSource
     let random: any RandomSource
     let logger: (any NetworkLogger)?
     let events: EventBroadcaster<RequestEvent>
     let redaction: Redaction
     /// The pipeline's own mailbox: `finished` and `retryPermit` go there.
-    let mailbox: Mailbox<RequestPipelineMessage>
+    let mailbox: Mailbox<RequestPipeline.Message>
+
+    init(configuration: RequestPipeline.Configuration, events: EventBroadcaster<RequestEvent>, mailbox: Mailbox<RequestPipeline.Message>) {
+        transport = configuration.transport
+        requestInterceptors = configuration.requestInterceptors
+        responseInterceptors = configuration.responseInterceptors
+        maxResponseBytes = configuration.maxResponseBytes
+        clock = configuration.clock
+        random = configuration.random
+        logger = configuration.logger
+        redaction = configuration.redaction
+        self.events = events
+        self.mailbox = mailbox
+    }
 
     /// Runs `pending` to its end, tells the pipeline it is finished, answers its reply, and
     /// then publishes the final event. `finished` is queued before the caller wakes, so whatever
@@ -51,14 +63,14 @@ struct RequestExecution: Sendable {
     }
 
     private func attempts(_ pending: PendingRequest, publishing: Bool) async -> (Result<HTTPResponse, NetworkError>, Int) {
-        let policy = pending.options.retryPolicy ?? retryPolicy
+        let policy = pending.retryPolicy
         var attempt = 1
         while true {
             let remaining = pending.deadline - clock.now
             guard remaining > .zero else { return (.failure(.timeout(underlying: nil)), attempt - 1) }
             if publishing { events.publish(.attempt(pending.id, number: attempt)) }
 
-            let (sent, outcome) = await self.attempt(pending, number: attempt, timeout: min(pending.options.timeout ?? pending.request.timeout ?? attemptTimeout, remaining))
+            let (sent, outcome) = await self.attempt(pending, number: attempt, timeout: min(pending.attemptTimeout, remaining))
             if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt) }
 
             // A success is final: skip the retry decision (and its clock and random reads).
@@ -84,10 +96,11 @@ struct RequestExecution: Sendable {
     /// One attempt: interceptors around one transport exchange. Returns the request as the
     /// interceptors left it, and how the attempt ended.
     private func attempt(_ pending: PendingRequest, number: Int, timeout: Duration) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
-        let context = RequestContext(id: pending.id, attempt: number, options: pending.options, logger: logger)
+        let context = RequestContext(id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, logger: logger)
         var request = pending.request
         request.timeout = timeout
-        do {
+        request.maximumResponseSize = maxResponseBytes
+        do throws(NetworkError) {
             var response: HTTPResponse?
             for interceptor in requestInterceptors {
                 switch try await interceptor.intercept(request, context: context) {
@@ -98,6 +111,9 @@ struct RequestExecution: Sendable {
             }
             var final: HTTPResponse
             if let response { final = response } else { final = try await transport.send(request) }
+            // Every transport is asked to enforce the limit while receiving; this catches one that
+            // does not.
+            if final.body.count > maxResponseBytes { throw .responseTooLarge(limit: maxResponseBytes) }
             for interceptor in responseInterceptors {
                 final = try await interceptor.intercept(final, to: request, context: context)
             }

@@ -2,8 +2,8 @@ import Foundation
 
 /// When and how long to wait before trying a failed request again.
 ///
-/// Beyond the seeds' presets (attempts, retryable statuses, backoff), it closes the gaps users
-/// of Alamofire and OkHttp hit: 429 and 503 honour `Retry-After` (seconds or HTTP-date, clamped
+/// Besides attempts, retryable statuses and a backoff, it closes the gaps users of Alamofire and
+/// OkHttp hit: 429 and 503 honour `Retry-After` (seconds or HTTP-date, clamped
 /// to ``maximumDelay``); delays get full jitter from an injected random source; only idempotent
 /// methods are retried unless the request carries an `Idempotency-Key` header; transport errors
 /// are retried only when they are safe (a timeout, or no connection before a response).
@@ -45,8 +45,9 @@ public struct RetryPolicy: Sendable, Equatable {
         maxAttempts: 3, retryableStatusCodes: [408, 429, 500, 502, 503, 504],
         backoff: .exponential(base: .seconds(1), multiplier: 2))
 
-    /// One attempt, never retried.
-    public static let none = RetryPolicy(maxAttempts: 1, retryableStatusCodes: [], backoff: .none)
+    /// One attempt, never retried. (Named so that it cannot be mistaken for `Optional.none`
+    /// where a policy is optional, as in ``RequestOptions/retryPolicy``.)
+    public static let never = RetryPolicy(maxAttempts: 1, retryableStatusCodes: [], backoff: .immediate)
 
     /// 5 attempts; the default statuses plus Cloudflare's 520–524; exponential from 0.5 s, ×1.5.
     public static let aggressive = RetryPolicy(
@@ -54,7 +55,7 @@ public struct RetryPolicy: Sendable, Equatable {
         backoff: .exponential(base: .milliseconds(500), multiplier: 1.5))
 
     /// How one attempt ended, as far as retrying is concerned.
-    public enum AttemptOutcome: Sendable {
+    enum AttemptOutcome: Sendable {
         /// The server answered with this response.
         case response(HTTPResponse)
         /// No response: the transport failed with this error.
@@ -62,7 +63,7 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// The verdict on one finished attempt.
-    public enum Decision: Sendable, Equatable {
+    enum Decision: Sendable, Equatable {
         /// Try again after this delay; `reason` says why, for events and logs.
         case retry(after: Duration, reason: String)
         /// Stop; the outcome is final.
@@ -74,7 +75,7 @@ public struct RetryPolicy: Sendable, Equatable {
     /// - Parameters:
     ///   - now: the wall-clock date, to read `Retry-After` HTTP-dates.
     ///   - randomUnit: a uniform value in `0 ..< 1` for jitter.
-    public func decide(
+    func decide(
         attempt: Int, request: HTTPRequest, outcome: AttemptOutcome, now: Date, randomUnit: Double
     ) -> Decision {
         guard attempt < maxAttempts else { return .stop }
@@ -104,7 +105,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// Parses a `Retry-After` value: delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
     /// Returns `nil` for anything else; a date in the past means no wait.
-    public static func retryAfter(_ value: String, now: Date) -> Duration? {
+    static func retryAfter(_ value: String, now: Date) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
             // Digits only (RFC 9110); a number too large for Int is "very long", clamped later.
@@ -113,92 +114,5 @@ public struct RetryPolicy: Sendable, Equatable {
         guard let date = HTTPDate.parse(trimmed) else { return nil }
         let interval = date.timeIntervalSince(now)
         return interval > 0 ? .milliseconds(Int64((interval * 1000).rounded(.up))) : .zero
-    }
-}
-
-/// The delay between attempts, before jitter and the policy's cap.
-public enum BackoffStrategy: Sendable, Equatable {
-    /// Retry at once.
-    case none
-    /// The same delay every time.
-    case constant(Duration)
-    /// `base + increment × (attempt − 1)`.
-    case linear(base: Duration, increment: Duration)
-    /// `base × multiplier^(attempt − 1)`.
-    case exponential(base: Duration, multiplier: Double)
-
-    /// The delay after attempt number `attempt` (1-based) failed.
-    public func delay(afterAttempt attempt: Int) -> Duration {
-        let step = max(0, attempt - 1)
-        switch self {
-        case .none: return .zero
-        case .constant(let delay): return delay
-        case .linear(let base, let increment): return base + increment * step
-        case .exponential(let base, let multiplier):
-            // Computed in seconds and clamped (to ~31 years) so a large step cannot overflow
-            // Duration; the policy's maximumDelay caps it far lower anyway.
-            let seconds = base.inSeconds * pow(multiplier, Double(step))
-            // NaN (a NaN or infinite multiplier) or a negative value means no usable delay.
-            guard seconds.isFinite || seconds == .infinity else { return .zero }
-            return .seconds(max(0, min(seconds, 1e9)))
-        }
-    }
-}
-
-/// HTTP-date parsing (RFC 9110 §5.6.7): IMF-fixdate, plus the obsolete RFC 850 and asctime forms.
-enum HTTPDate {
-    private static let formats = [
-        "EEE, dd MMM yyyy HH:mm:ss zzz",
-        "EEEE, dd-MMM-yy HH:mm:ss zzz",
-        "EEE MMM d HH:mm:ss yyyy",
-    ]
-
-    static func parse(_ text: String) -> Date? {
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
-}
-
-/// A cap on retries across all requests of a pipeline: every request deposits `ratio` of a
-/// retry (up to `capacity`), every retry withdraws one. With the defaults, retries can add at most
-/// 20 % to the load once the initial `reserve` of 10 is spent, so an upstream that fails
-/// everything is not hammered with `maxAttempts ×` the traffic.
-public struct RetryBudget: Sendable, Equatable {
-    /// Retries earned per request. Default 0.2.
-    public var ratio: Double
-    /// Retries available at start, so low-traffic clients can still retry. Default 10.
-    public var reserve: Double
-    /// The most retries that can be saved up. Default 100.
-    public var capacity: Double
-    /// Retries available now.
-    public private(set) var balance: Double
-
-    /// Creates a full-reserve budget.
-    public init(ratio: Double = 0.2, reserve: Double = 10, capacity: Double = 100) {
-        self.ratio = ratio
-        self.reserve = reserve
-        self.capacity = max(capacity, reserve)
-        self.balance = reserve
-    }
-
-    /// No cap at all.
-    public static let unlimited = RetryBudget(ratio: 0, reserve: .infinity, capacity: .infinity)
-
-    /// Records one new request.
-    public mutating func deposit() {
-        balance = min(capacity, balance + ratio)
-    }
-
-    /// Takes one retry if the budget has one; returns whether it did.
-    public mutating func withdraw() -> Bool {
-        guard balance >= 1 else { return false }
-        balance -= 1
-        return true
     }
 }

@@ -1,12 +1,12 @@
 /// How a supervisor runs one child: its name, restart type, shutdown deadline, and how to
 /// run, stop and close one instance of it.
-public struct ChildSpec: Sendable {
+package struct ChildSpec: Sendable {
     /// The child's name, used in events and errors.
-    public let name: String
+    package let name: String
     /// When the child is restarted.
-    public var restart: RestartType
+    package var restart: RestartType
     /// How long a graceful stop may take before the child's task is cancelled.
-    public var shutdownDeadline: Duration
+    package var shutdownDeadline: Duration
 
     /// Runs one instance until it stops; throwing means it failed. The argument is the
     /// instance's incarnation number (1 for the first start).
@@ -22,7 +22,7 @@ public struct ChildSpec: Sendable {
     /// A component child: each instance is a fresh actor from `make` (which rebuilds its state
     /// from durable storage where it has any) consuming the same `mailbox`, so a restart loses
     /// no queued message. Stopping it closes the mailbox and lets it drain what is queued.
-    public static func component<C: Component>(
+    package static func component<C: Component>(
         _ name: String? = nil,
         mailbox: Mailbox<C.Message>,
         restart: RestartType = .permanent,
@@ -45,7 +45,7 @@ public struct ChildSpec: Sendable {
 
     /// A plain task child (a loop with no mailbox, e.g. a poller). It is stopped by
     /// cancellation, so `body` must return or throw promptly when its task is cancelled.
-    public init(
+    package init(
         name: String,
         restart: RestartType = .permanent,
         shutdownDeadline: Duration = .seconds(5),
@@ -71,38 +71,5 @@ public struct ChildSpec: Sendable {
         self.requestStop = requestStop
         self.close = close
         self.discardQueued = discardQueued
-    }
-}
-
-/// What happened to a supervisor's children, as an observable stream
-/// (``Supervisor/events()``).
-public enum SupervisionEvent: Sendable {
-    /// The child's first instance was started.
-    case started(child: String)
-    /// An instance of the child threw `error`: it failed.
-    case failed(child: String, error: any Error)
-    /// An instance of the child returned on its own.
-    case exited(child: String)
-    /// A new instance of the child was started; `count` restarts so far.
-    case restarted(child: String, count: Int)
-    /// The child was stopped and will not be restarted.
-    case stopped(child: String)
-    /// The intensity limit was exceeded by `child`'s failure: the supervisor stopped every
-    /// child and will restart nothing.
-    case gaveUp(supervisor: String, child: String)
-    /// The supervisor finished shutting down; no more events follow.
-    case shutDown(supervisor: String)
-
-    /// A short stable form, e.g. `restarted(cache, 2)`, handy in logs and tests.
-    public var summary: String {
-        switch self {
-        case .started(let child): "started(\(child))"
-        case .failed(let child, _): "failed(\(child))"
-        case .exited(let child): "exited(\(child))"
-        case .restarted(let child, let count): "restarted(\(child), \(count))"
-        case .stopped(let child): "stopped(\(child))"
-        case .gaveUp(let supervisor, let child): "gaveUp(\(supervisor), \(child))"
-        case .shutDown(let supervisor): "shutDown(\(supervisor))"
-        }
     }
 }

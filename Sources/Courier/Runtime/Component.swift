@@ -7,7 +7,7 @@
 /// A message whose handler is slow (transport, disk, a peer's answer) must hand that work to a
 /// child task and let its result come back as a message, so one slow message never blocks the
 /// rest.
-public protocol Component: Actor {
+package protocol Component: Actor {
     /// The messages this component understands: its whole API.
     associatedtype Message: Sendable
 

@@ -3,7 +3,7 @@
 /// Components publish what changed (supervision events, connectivity, token changes, request
 /// events) through one of these, so that subscribers keep a local snapshot instead of asking
 /// (push, don't poll). Publishing with no subscriber costs one lock round trip.
-public final class EventBroadcaster<Event: Sendable>: Sendable {
+final class EventBroadcaster<Event: Sendable>: Sendable {
     private struct State {
         var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
         var nextID = 0
@@ -13,11 +13,11 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
     private let state = Locked(State())
 
     /// Creates a broadcaster with no subscribers.
-    public init() {}
+    init() {}
 
     /// A new stream of every event published from now on. It ends when the broadcaster
     /// finishes; cancelling its consumer unsubscribes it.
-    public func subscribe(
+    func subscribe(
         bufferingPolicy: AsyncStream<Event>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: bufferingPolicy)
@@ -38,19 +38,19 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
     }
 
     /// Whether anyone is listening; lets publishers skip building an event nobody reads.
-    public var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
+    var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
 
     /// Whether ``finish()`` has been called.
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Delivers `event` to every current subscriber.
-    public func publish(_ event: Event) {
+    func publish(_ event: Event) {
         let subscribers = state.withLock { Array($0.subscribers.values) }
         for subscriber in subscribers { subscriber.yield(event) }
     }
 
     /// Ends every subscription; later subscribers get an already-finished stream.
-    public func finish() {
+    func finish() {
         let subscribers = state.withLock { state in
             state.finished = true
             defer { state.subscribers = [:] }

@@ -5,35 +5,35 @@
 /// keeps consuming the same stream: messages sent while it was failing or restarting wait in
 /// the buffer and are handled by the next instance. Closing the mailbox (at shutdown, or when
 /// the supervisor gives up) is final: later sends fail with
-/// ``NetworkError/componentUnavailable(_:)``, and every ask still queued is answered with it.
-public final class Mailbox<Message: Sendable>: Sendable {
+/// ``RuntimeError/componentUnavailable(_:)``, and every ask still queued is answered with it.
+package final class Mailbox<Message: Sendable>: Sendable {
     /// The name of the component this mailbox feeds; it appears in errors and events.
-    public let name: String
+    package let name: String
 
-    let stream: AsyncStream<Envelope<Message>>
-    private let input: AsyncStream<Envelope<Message>>.Continuation
+    let stream: AsyncStream<Envelope>
+    private let input: AsyncStream<Envelope>.Continuation
     private let closed = Locked(false)
 
     /// Creates an open, empty, unbounded mailbox. Bound the load in front of it (the request
     /// pipeline has admission control), not by dropping messages here.
-    public init(name: String) {
+    package init(name: String) {
         self.name = name
-        (stream, input) = AsyncStream.makeStream(of: Envelope<Message>.self, bufferingPolicy: .unbounded)
+        (stream, input) = AsyncStream.makeStream(of: Envelope.self, bufferingPolicy: .unbounded)
     }
 
     /// Sends a message without waiting for an answer ("tell").
-    /// - Throws: ``NetworkError/componentUnavailable(_:)`` if the mailbox is closed.
-    public func send(_ message: Message) throws(NetworkError) {
+    /// - Throws: ``RuntimeError/componentUnavailable(_:)`` if the mailbox is closed.
+    package func send(_ message: Message) throws(RuntimeError) {
         guard deliver(.message(message)) else { throw .componentUnavailable(name) }
     }
 
     /// Sends a message that carries a reply handle and waits for the answer ("ask").
     ///
     /// - Parameter makeMessage: builds the message around the reply handle.
-    /// - Throws: whatever the component answers with; ``NetworkError/componentRestarted(_:)``
+    /// - Throws: whatever the component answers with; ``RuntimeError/componentRestarted(_:)``
     ///   if the component failed while holding the handle;
-    ///   ``NetworkError/componentUnavailable(_:)`` if the mailbox is or becomes closed.
-    public func ask<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws -> Value {
+    ///   ``RuntimeError/componentUnavailable(_:)`` if the mailbox is or becomes closed.
+    package func ask<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws -> Value {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 // If the mailbox is closed the envelope is dropped here, and with it the
@@ -41,7 +41,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
                 _ = deliver(.message(makeMessage(Reply(continuation))))
             }
         } catch RuntimeError.replyDropped {
-            throw isClosed ? NetworkError.componentUnavailable(name) : NetworkError.componentRestarted(name)
+            throw isClosed ? RuntimeError.componentUnavailable(name) : RuntimeError.componentRestarted(name)
         }
     }
 
@@ -49,7 +49,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
     /// queued, so the component can stop the work, and then the asker is answered
     /// `cancelledError` at once (the component's own later answer is ignored). Whatever the asker
     /// sends next arrives after `cancelMessage`.
-    public func ask<Value: Sendable>(
+    package func ask<Value: Sendable>(
         _ makeMessage: (Reply<Value>) -> Message, onCancel cancelMessage: Message, cancelledError: any Error
     ) async throws -> Value {
         let pending = Locked(PendingReply<Value>())
@@ -70,7 +70,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Whether the mailbox has been closed for good.
-    public var isClosed: Bool { closed.withLock { $0 } }
+    package var isClosed: Bool { closed.withLock { $0 } }
 
     /// Closes the mailbox: no new message is accepted; those already queued stay readable
     /// until the consumer drains them or ``discardQueued()`` drops them.
@@ -80,7 +80,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Drops every queued message of a closed mailbox, so that their askers are answered
-    /// with ``NetworkError/componentUnavailable(_:)``. Call only when no consumer is running.
+    /// with ``RuntimeError/componentUnavailable(_:)``. Call only when no consumer is running.
     func discardQueued() async {
         precondition(isClosed, "discardQueued() on an open mailbox")
         for await _ in stream {}
@@ -92,7 +92,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
         _ = deliver(.stop(incarnation: incarnation))
     }
 
-    private func deliver(_ envelope: Envelope<Message>) -> Bool {
+    private func deliver(_ envelope: Envelope) -> Bool {
         switch input.yield(envelope) {
         case .enqueued: return true
         case .dropped, .terminated:
@@ -101,17 +101,17 @@ public final class Mailbox<Message: Sendable>: Sendable {
         @unknown default: return false
         }
     }
-}
 
-/// The reply of a cancellable ask, held weakly so that a component dropping it still answers
-/// the asker (from the reply's deinit).
-private struct PendingReply<Value: Sendable> {
-    weak var reply: Reply<Value>?
-}
+    /// The reply of a cancellable ask, held weakly so that a component dropping it still answers
+    /// the asker (from the reply's deinit).
+    private struct PendingReply<Value: Sendable> {
+        weak var reply: Reply<Value>?
+    }
 
-/// What travels through a mailbox: a component's message, or a supervisor's stop marker.
-enum Envelope<Message: Sendable>: Sendable {
-    case message(Message)
-    /// Stop the instance with this incarnation number; later instances ignore it.
-    case stop(incarnation: Int)
+    /// What travels through a mailbox: a component's message, or a supervisor's stop marker.
+    enum Envelope: Sendable {
+        case message(Message)
+        /// Stop the instance with this incarnation number; later instances ignore it.
+        case stop(incarnation: Int)
+    }
 }

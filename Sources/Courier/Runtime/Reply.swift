@@ -5,8 +5,8 @@
 /// - a handle released without an answer (the component failed while holding it, or its
 ///   mailbox was closed with the message still queued) resumes the asker with
 ///   ``RuntimeError/replyDropped``, which ``Mailbox/ask(_:)`` turns into
-///   ``NetworkError/componentRestarted(_:)`` or ``NetworkError/componentUnavailable(_:)``.
-public final class Reply<Value: Sendable>: @unchecked Sendable {
+///   ``RuntimeError/componentRestarted(_:)`` or ``RuntimeError/componentUnavailable(_:)``.
+package final class Reply<Value: Sendable>: @unchecked Sendable {
     // Invariant: `continuation` is read and cleared only under `lock`; whoever clears it
     // resumes it, outside the lock, so it is resumed exactly once.
     private let lock = Lock()
@@ -18,7 +18,7 @@ public final class Reply<Value: Sendable>: @unchecked Sendable {
 
     /// Answers the asker with `value`. Returns `false` if the asker was already answered.
     @discardableResult
-    public func succeed(_ value: Value) -> Bool {
+    package func succeed(_ value: Value) -> Bool {
         guard let continuation = take() else { return false }
         continuation.resume(returning: value)
         return true
@@ -26,7 +26,7 @@ public final class Reply<Value: Sendable>: @unchecked Sendable {
 
     /// Answers the asker with `error`. Returns `false` if the asker was already answered.
     @discardableResult
-    public func fail(_ error: any Error) -> Bool {
+    package func fail(_ error: any Error) -> Bool {
         fail(error, beforeResuming: {})
     }
 
@@ -43,7 +43,7 @@ public final class Reply<Value: Sendable>: @unchecked Sendable {
 
     /// Answers the asker with `result`. Returns `false` if the asker was already answered.
     @discardableResult
-    public func resume(with result: Result<Value, any Error>) -> Bool {
+    package func resume(with result: Result<Value, any Error>) -> Bool {
         switch result {
         case .success(let value): succeed(value)
         case .failure(let error): fail(error)
@@ -51,7 +51,7 @@ public final class Reply<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Whether the asker has been answered.
-    public var isAnswered: Bool { lock.withLock { continuation == nil } }
+    package var isAnswered: Bool { lock.withLock { continuation == nil } }
 
     private func take() -> CheckedContinuation<Value, any Error>? {
         lock.withLock {
@@ -64,11 +64,4 @@ public final class Reply<Value: Sendable>: @unchecked Sendable {
         // No lock needed: deinit runs when nobody else holds a reference.
         continuation?.resume(throwing: RuntimeError.replyDropped)
     }
-}
-
-/// Errors raised by the runtime itself, below the HTTP error model.
-public enum RuntimeError: Error, Sendable, Equatable {
-    /// A reply handle was released without an answer; ``Mailbox/ask(_:)`` maps this to
-    /// ``NetworkError/componentRestarted(_:)`` or ``NetworkError/componentUnavailable(_:)``.
-    case replyDropped
 }

@@ -4,42 +4,39 @@
 /// reverse order. When a child fails, the ``RestartPlanner`` decides: restart it (one-for-one)
 /// or it and every child started after it (rest-for-one), after a jittered backoff, unless the
 /// intensity limit is exceeded: then the supervisor stops every child and gives up, and askers
-/// of their mailboxes get ``NetworkError/componentUnavailable(_:)``. Everything that happens is
+/// of their mailboxes get ``RuntimeError/componentUnavailable(_:)``. Everything that happens is
 /// published on ``events()``.
 ///
 /// Children report their exits to the supervisor as messages on its own mailbox.
-public actor Supervisor: Component {
+package actor Supervisor: Component {
     /// The supervisor's policies and its injected clock and randomness.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Which children to restart when one fails. Default one-for-one.
-        public var strategy: RestartStrategy
-        /// At most this many restarts in this period. Default 3 in 5 seconds.
-        public var intensity: RestartIntensity
-        /// The delay before a restart. Default 10 ms doubling to 1 s, jittered.
-        public var backoff: RestartBackoff
+        var strategy: RestartStrategy
+        /// The intensity limit and the backoff before a restart. Default 3 in 5 s; 10 ms
+        /// doubling to 1 s, jittered.
+        var restarts: RestartPolicy
         /// The clock for backoff, the intensity window and shutdown deadlines.
-        public var clock: any TimeSource
+        var clock: any TimeSource
         /// The randomness for backoff jitter.
-        public var random: any RandomSource
+        var random: any RandomSource
 
         /// Creates a configuration; every parameter has the default documented on its property.
-        public init(
+        package init(
             strategy: RestartStrategy = .oneForOne,
-            intensity: RestartIntensity = RestartIntensity(),
-            backoff: RestartBackoff = RestartBackoff(),
+            restarts: RestartPolicy = RestartPolicy(),
             clock: any TimeSource = SystemTimeSource(),
             random: any RandomSource = SystemRandomSource()
         ) {
             self.strategy = strategy
-            self.intensity = intensity
-            self.backoff = backoff
+            self.restarts = restarts
             self.clock = clock
             self.random = random
         }
     }
 
     /// Where the supervisor is in its life.
-    public enum Status: Sendable, Equatable {
+    package enum Status: Sendable, Equatable {
         /// Created; ``start(_:)`` not called yet.
         case idle
         /// Children are running and failures are handled.
@@ -51,12 +48,12 @@ public actor Supervisor: Component {
     }
 
     /// The supervisor's name, used in events.
-    public nonisolated let name: String
+    package nonisolated let name: String
     /// Where the supervisor is in its life.
-    public private(set) var status: Status = .idle
+    package private(set) var status: Status = .idle
 
     /// The supervisor's own messages: what its children's tasks tell it.
-    public enum Message: Sendable {
+    package enum Message: Sendable {
         /// An instance of child `index` ended with `outcome`.
         case childExited(index: Int, incarnation: Int, outcome: Result<Void, any Error>)
         /// Restart plan `plan`'s siblings have stopped and its backoff is over: start its children.
@@ -92,22 +89,21 @@ public actor Supervisor: Component {
     private var nextPlanID = 0
 
     /// Creates an idle supervisor.
-    public init(name: String = "supervisor", configuration: Configuration = Configuration()) {
+    package init(name: String = "supervisor", configuration: Configuration = Configuration()) {
         self.name = name
         self.configuration = configuration
-        self.planner = RestartPlanner(
-            strategy: configuration.strategy, intensity: configuration.intensity, backoff: configuration.backoff)
+        self.planner = RestartPlanner(strategy: configuration.strategy, policy: configuration.restarts)
         self.inbox = Mailbox(name: name)
     }
 
     /// A stream of every supervision event from now on; it ends after ``SupervisionEvent/shutDown(supervisor:)``.
     /// Subscribe before ``start(_:)`` to see the `started` events.
-    public nonisolated func events() -> AsyncStream<SupervisionEvent> {
+    package nonisolated func events() -> AsyncStream<SupervisionEvent> {
         broadcaster.subscribe()
     }
 
     /// Starts `specs` in order. Call once; later calls, and calls after ``shutdown()``, do nothing.
-    public func start(_ specs: [ChildSpec]) {
+    package func start(_ specs: [ChildSpec]) {
         guard status == .idle else { return }
         status = .running
         let inbox = self.inbox
@@ -121,8 +117,8 @@ public actor Supervisor: Component {
 
     /// Stops every child in reverse start order: each gets its deadline to drain and return,
     /// then is cancelled. Askers of messages still queued get
-    /// ``NetworkError/componentUnavailable(_:)``. Idempotent; returns when all is stopped.
-    public func shutdown() async {
+    /// ``RuntimeError/componentUnavailable(_:)``. Idempotent; returns when all is stopped.
+    package func shutdown() async {
         if status == .idle || status == .running { status = .stopped }
         pendingRestart?.timer.cancel()
         pendingRestart = nil
@@ -137,7 +133,7 @@ public actor Supervisor: Component {
         }
     }
 
-    public func handle(_ message: Message) {
+    package func handle(_ message: Message) {
         switch message {
         case .childExited(let index, let incarnation, let outcome):
             childExited(index, incarnation: incarnation, outcome: outcome)
@@ -199,7 +195,7 @@ public actor Supervisor: Component {
             if children[index].isRemoved { closeForGood(index) }
             return
         }
-        let exit: ChildExit
+        let exit: RestartPlanner.Exit
         switch outcome {
         case .success:
             exit = .normal

@@ -114,3 +114,8 @@ final class EventCursor {
         return read
     }
 }
+
+extension RestartPolicy {
+    /// The default intensity limit with no delay before a restart.
+    static let immediate = RestartPolicy(initialDelay: .zero, maximumDelay: .zero)
+}

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Refuses requests that would travel in clear text, and warns about responses that lack the
-/// usual security headers (as the seeds' security interceptor does).
+/// usual security headers.
 ///
 /// - Requests: HTTPS only, except to loopback hosts (`localhost`, `127.0.0.0/8`, `::1`) and
 ///   hosts listed in ``insecureHostsAllowed``; anything else fails with
@@ -26,6 +26,7 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
         self.warnsOnMissingSecurityHeaders = warnsOnMissingSecurityHeaders
     }
 
+    /// Lets HTTPS through, and plain HTTP only to loopback or an allowed host.
     public func intercept(_ request: HTTPRequest, context: RequestContext) throws(NetworkError) -> RequestInterception {
         let scheme = request.url.scheme?.lowercased()
         if scheme == "https" { return .proceed(request) }
@@ -37,6 +38,7 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
         return .proceed(request)
     }
 
+    /// Logs a warning when the response lacks an expected security header.
     public func intercept(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         guard warnsOnMissingSecurityHeaders, let logger = context.logger, logger.isEnabled(.warning) else { return response }
         let missing = Self.expectedResponseHeaders.filter { !response.headers.contains($0) }
@@ -49,7 +51,7 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
     }
 
     /// Whether `host` names this machine: `localhost`, an IPv4 address in 127.0.0.0/8, or `::1`.
-    public static func isLoopback(_ host: String) -> Bool {
+    static func isLoopback(_ host: String) -> Bool {
         let host = host.lowercased()
         if host == "localhost" || host == "::1" || host == "[::1]" { return true }
         // A dotted IPv4 literal: four decimal octets, digits only, no leading zeros.

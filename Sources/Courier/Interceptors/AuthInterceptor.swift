@@ -1,7 +1,7 @@
 /// Adds `Authorization: Bearer <token>` to requests that need credentials.
 ///
 /// The token comes from `token`, read before every attempt (so a retry after a refresh uses the
-/// new token); the TokenStore provides one from its pushed snapshot, so this costs no message.
+/// new token); keep it cheap, e.g. a value your session code keeps up to date.
 /// Requests whose options say `requiresAuth: false`, and public paths (login, refresh, health),
 /// go without. A request that needs auth when there is no token fails with
 /// ``NetworkError/unauthorized`` without being sent.
@@ -13,7 +13,7 @@ public struct AuthInterceptor: RequestInterceptor {
     public var publicPaths: [String]
     private let token: @Sendable () async throws(NetworkError) -> String?
 
-    /// The seeds' public paths: login, refresh, health.
+    /// The usual public paths: login, token refresh, health check.
     public static let defaultPublicPaths = ["/auth/login", "/auth/refresh", "/health"]
 
     /// Creates an interceptor reading the current access token from `token`.
@@ -25,8 +25,9 @@ public struct AuthInterceptor: RequestInterceptor {
         self.token = token
     }
 
+    /// Adds the bearer token, or lets a public request through untouched.
     public func intercept(_ request: HTTPRequest, context: RequestContext) async throws(NetworkError) -> RequestInterception {
-        guard context.options.requiresAuth, !isPublic(request.url.path) else { return .proceed(request) }
+        guard context.requiresAuth, !isPublic(request.url.path) else { return .proceed(request) }
         guard let token = try await token(), !token.isEmpty else { throw .unauthorized }
         var request = request
         request.headers.replaceOrAdd(name: "Authorization", value: "Bearer " + token)

@@ -1,33 +1,15 @@
 import Foundation
 
-extension NetworkError {
-    /// The error a final response's status means, or `nil` for a 2xx.
-    ///
-    /// 401 → `unauthorized`, 403 → `forbidden`, 404 → `notFound`, 409 → `conflict` with the body,
-    /// any other status → `serverError(status, message)`, where the message comes from a JSON
-    /// error body `{"message": …, "code": …}` when there is one.
-    public init?(response: HTTPResponse) {
-        switch response.status {
-        case 200..<300: return nil
-        case 401: self = .unauthorized
-        case 403: self = .forbidden
-        case 404: self = .notFound
-        case 409: self = .conflict(body: response.body)
-        default: self = .serverError(status: response.status, message: ServerErrorBody.message(in: response.body))
-        }
-    }
-}
-
-/// The JSON error body servers commonly send (seed 002's `ErrorResponse`).
-public struct ServerErrorBody: Decodable, Sendable, Equatable {
+/// The JSON error body many APIs send: `{"message": …, "code": …}`.
+struct ServerErrorBody: Decodable, Sendable, Equatable {
     /// A human-readable message.
-    public let message: String
+    let message: String
     /// A machine-readable code, if any.
-    public let code: String?
+    let code: String?
 
     private enum CodingKeys: String, CodingKey { case message, code }
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         message = try container.decode(String.self, forKey: .message)
         // Codes come as strings or numbers.

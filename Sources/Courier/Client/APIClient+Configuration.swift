@@ -1,0 +1,168 @@
+import Foundation
+
+extension APIClient {
+    /// The client's settings, grouped by concern, each with a documented default. Only
+    /// ``baseURL`` is required.
+    public struct Configuration: Sendable {
+        /// How long requests may take.
+        public struct Timeouts: Sendable, Equatable {
+            /// The timeout of one attempt (one exchange with the server). Default 60 s.
+            public var attempt: Duration
+            /// The deadline of a whole request, all attempts and waits included: no attempt
+            /// runs, and no retry waits, past it. Default 120 s.
+            public var request: Duration
+
+            /// Creates timeouts; the defaults are 60 s per attempt and 120 s per request.
+            public init(attempt: Duration = .seconds(60), request: Duration = .seconds(120)) {
+                self.attempt = attempt
+                self.request = request
+            }
+        }
+
+        /// How much the client takes on at once.
+        public struct Limits: Sendable, Equatable {
+            /// Requests running at once. Default 64.
+            public var maxConcurrentRequests: Int
+            /// Requests waiting for a running slot; beyond this, new requests fail at once with
+            /// ``NetworkError/overloaded``. Default 1024.
+            public var maxQueuedRequests: Int
+            /// The largest response body accepted, in bytes, whatever the transport: a larger
+            /// one fails with ``NetworkError/responseTooLarge(limit:)``. Default 10 MiB.
+            public var maxResponseBytes: Int
+
+            /// Creates limits; the defaults are 64 running, 1024 waiting, 10 MiB per response.
+            public init(
+                maxConcurrentRequests: Int = 64,
+                maxQueuedRequests: Int = 1024,
+                maxResponseBytes: Int = HTTPRequest.defaultMaximumResponseSize
+            ) {
+                self.maxConcurrentRequests = maxConcurrentRequests
+                self.maxQueuedRequests = maxQueuedRequests
+                self.maxResponseBytes = maxResponseBytes
+            }
+        }
+
+        /// What the client logs, and where.
+        public struct Logging: Sendable {
+            /// Where every line goes: requests and responses, retries, security warnings.
+            /// Default none: the client logs nothing.
+            public var logger: (any NetworkLogger)?
+            /// How much of each request and response is logged. Default `standard`
+            /// (method, URL, status, headers).
+            public var detail: LogDetail
+            /// What is hidden from the log. Default: credential headers, token-like query
+            /// parameters and JSON fields (see ``Redaction``).
+            public var redaction: Redaction
+            /// The most body bytes logged at `verbose` detail. Default 1000.
+            public var bodyLimit: Int
+
+            /// Creates logging settings; by default nothing is logged, since there is no logger.
+            public init(
+                logger: (any NetworkLogger)? = nil,
+                detail: LogDetail = .standard,
+                redaction: Redaction = Redaction(),
+                bodyLimit: Int = 1000
+            ) {
+                self.logger = logger
+                self.detail = detail
+                self.redaction = redaction
+                self.bodyLimit = bodyLimit
+            }
+
+            /// The interceptor that logs exchanges, or `nil` when nothing is to be logged.
+            var interceptor: LoggingInterceptor? {
+                guard let logger, detail != .off else { return nil }
+                return LoggingInterceptor(logger: logger, detail: detail, redaction: redaction, bodyLimit: bodyLimit)
+            }
+        }
+
+        /// The URL every endpoint path is appended to (it may carry a path prefix).
+        public var baseURL: URL
+        /// What moves the bytes. Default ``URLSessionTransport``.
+        public var transport: any HTTPTransport
+        /// The HTTPS-only guard. Default on; `nil` removes it.
+        public var security: SecurityGuard?
+        /// Adds `Authorization: Bearer …`. Default none.
+        public var auth: AuthInterceptor?
+        /// Your request interceptors; they run first, then the security guard, auth and logging.
+        public var requestInterceptors: [any RequestInterceptor]
+        /// Your response interceptors; they run after logging and the security guard.
+        public var responseInterceptors: [any ResponseInterceptor]
+        /// Retries of every request that does not set its own. Default ``RetryPolicy/default``.
+        public var retryPolicy: RetryPolicy
+        /// The cap on retries across requests. Default: 20 % of requests, plus a reserve of 10.
+        public var retryBudget: RetryBudget
+        /// JSON settings for bodies and responses. Default: keys as they are, ISO-8601 dates.
+        public var json: JSONCoding
+        /// Per-attempt timeout and whole-request deadline. Default 60 s and 120 s.
+        public var timeouts: Timeouts
+        /// Requests in flight and queued, and the response size limit. Default 64, 1024, 10 MiB.
+        public var limits: Limits
+        /// The logger and what it is told. Default: nothing is logged.
+        public var logging: Logging
+        /// How the client's components are restarted when one fails. Default 3 restarts in 5 s,
+        /// then the client stops (every call fails with ``NetworkError/componentUnavailable(_:)``).
+        public var restarts: RestartPolicy
+        /// Time for deadlines, backoff and restarts. Default the system clock.
+        public var clock: any TimeSource
+        /// Randomness for jitter. Default the system generator.
+        public var random: any RandomSource
+
+        /// Creates a configuration; every setting but `baseURL` has the default documented on it.
+        public init(
+            baseURL: URL,
+            transport: any HTTPTransport = URLSessionTransport(),
+            security: SecurityGuard? = SecurityGuard(),
+            auth: AuthInterceptor? = nil,
+            requestInterceptors: [any RequestInterceptor] = [],
+            responseInterceptors: [any ResponseInterceptor] = [],
+            retryPolicy: RetryPolicy = .default,
+            retryBudget: RetryBudget = RetryBudget(),
+            json: JSONCoding = JSONCoding(),
+            timeouts: Timeouts = Timeouts(),
+            limits: Limits = Limits(),
+            logging: Logging = Logging(),
+            restarts: RestartPolicy = RestartPolicy(),
+            clock: any TimeSource = SystemTimeSource(),
+            random: any RandomSource = SystemRandomSource()
+        ) {
+            self.baseURL = baseURL
+            self.transport = transport
+            self.security = security
+            self.auth = auth
+            self.requestInterceptors = requestInterceptors
+            self.responseInterceptors = responseInterceptors
+            self.retryPolicy = retryPolicy
+            self.retryBudget = retryBudget
+            self.json = json
+            self.timeouts = timeouts
+            self.limits = limits
+            self.logging = logging
+            self.restarts = restarts
+            self.clock = clock
+            self.random = random
+        }
+
+        /// What the request pipeline runs with.
+        var pipeline: RequestPipeline.Configuration {
+            RequestPipeline.Configuration(
+                transport: transport,
+                requestInterceptors: requestInterceptors,
+                responseInterceptors: responseInterceptors,
+                security: security,
+                auth: auth,
+                logging: logging.interceptor,
+                retryPolicy: retryPolicy,
+                retryBudget: retryBudget,
+                attemptTimeout: timeouts.attempt,
+                requestDeadline: timeouts.request,
+                maxConcurrentRequests: limits.maxConcurrentRequests,
+                maxQueuedRequests: limits.maxQueuedRequests,
+                maxResponseBytes: limits.maxResponseBytes,
+                logger: logging.logger,
+                redaction: logging.redaction,
+                clock: clock,
+                random: random)
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// The client users call: plain `async throws` methods over typed endpoints.
+///
+///     let client = APIClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!))
+///     let user = try await client.send(Endpoint<User>(path: "users/42", version: .v1)).value
+///
+/// ``send(_:)`` decodes the body and returns it with the response's status and headers;
+/// ``data(for:)-(Endpoint<_>)`` returns the raw response. Behind them a supervisor runs the
+/// components, and each call becomes one `execute` message to the request pipeline's mailbox;
+/// users never see the messages. Call ``shutdown()`` when done.
+public final class APIClient: Sendable {
+    /// The settings the client runs with.
+    public let configuration: Configuration
+    private let pipeline: RequestPipeline.Handle
+    private let supervisor: Supervisor
+    private let started: Task<Void, Never>
+    private let requestEvents = EventBroadcaster<RequestEvent>()
+    private let encoder: JSONEncoder
+    private let decoder: JSONDecoder
+
+    /// Creates a client and starts its components.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        encoder = configuration.json.makeEncoder()
+        decoder = configuration.json.makeDecoder()
+        let (pipeline, pipelineChild) = RequestPipeline.child(configuration.pipeline, events: requestEvents)
+        self.pipeline = pipeline
+        let supervisor = Supervisor(name: "courier", configuration: .init(
+            restarts: configuration.restarts, clock: configuration.clock, random: configuration.random))
+        self.supervisor = supervisor
+        started = Task { await supervisor.start([pipelineChild]) }
+    }
+
+    // MARK: Calls
+
+    /// Sends `endpoint` and decodes its response body, returned with the response it came from.
+    /// - Throws: ``NetworkError``: the transport's errors, error statuses mapped
+    ///   (401 `unauthorized`, 404 `notFound`, …), `decodingError` with the body's first bytes.
+    public func send<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Response<Value> {
+        let response = try await data(for: endpoint)
+        if let empty = EmptyResponse() as? Value { return Response(value: empty, response: response) }
+        do {
+            return Response(value: try decoder.decode(Value.self, from: response.body), response: response)
+        } catch {
+            throw .decodingError(underlying: error, bodyPrefix: Self.prefix(of: response.body))
+        }
+    }
+
+    /// Sends `endpoint` and returns the raw 2xx response (status, headers, body), undecoded.
+    public func data<Value>(for endpoint: Endpoint<Value>) async throws(NetworkError) -> HTTPResponse {
+        try await data(for: makeRequest(endpoint), options: endpoint.options)
+    }
+
+    /// Sends a request you built yourself through the pipeline (interceptors, retries, errors)
+    /// and returns the raw 2xx response.
+    public func data(for request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> HTTPResponse {
+        if Task.isCancelled { throw .cancelled }
+        do {
+            return try await pipeline.send(request, options: options)
+        } catch {
+            throw Self.networkError(error)
+        }
+    }
+
+    /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
+    func makeRequest<Value>(_ endpoint: Endpoint<Value>) throws(NetworkError) -> HTTPRequest {
+        let path = endpoint.version.map { "\($0.rawValue)/\(endpoint.path)" } ?? endpoint.path
+        let url = try URLBuilder.url(base: configuration.baseURL, path: path, query: endpoint.query)
+        var request = HTTPRequest(method: endpoint.method, url: url, headers: endpoint.headers)
+        if let body = endpoint.body {
+            do {
+                request.body = try encoder.encode(body)
+            } catch {
+                throw .encodingError(underlying: error)
+            }
+            if !request.headers.contains("Content-Type") {
+                request.headers.add(name: "Content-Type", value: "application/json")
+            }
+        }
+        if !request.headers.contains("Accept") {
+            request.headers.add(name: "Accept", value: "application/json")
+        }
+        return request
+    }
+
+    // MARK: Observing
+
+    /// Every request event from now on (started, attempt, retrying, finished, failed).
+    /// A subscriber that falls behind keeps the newest `buffer` events, so a slow or forgotten
+    /// subscriber cannot grow memory without bound.
+    public func events(buffer: Int = 10_000) -> AsyncStream<RequestEvent> {
+        requestEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+    }
+
+    /// The supervisor's events (components started, failed, restarted…). Subscribe right after
+    /// creating the client to see the `started` events.
+    public func supervisionEvents() -> AsyncStream<SupervisionEvent> {
+        supervisor.events()
+    }
+
+    /// The request pipeline's counters.
+    public func pipelineStats() async throws(NetworkError) -> PipelineStats {
+        do {
+            return try await pipeline.stats()
+        } catch {
+            throw Self.networkError(error)
+        }
+    }
+
+    // MARK: Lifecycle
+
+    /// A client dropped without ``shutdown()`` shuts its components down in the background.
+    deinit {
+        let (supervisor, requestEvents, started) = (self.supervisor, self.requestEvents, self.started)
+        Task.detached { await Self.shutDown(supervisor, requestEvents, after: started) }
+    }
+
+    /// Stops the components in reverse order, letting each drain its queue within its deadline;
+    /// requests still running are cancelled and answered `componentUnavailable`, as are calls
+    /// made afterwards.
+    public func shutdown() async {
+        await Self.shutDown(supervisor, requestEvents, after: started)
+    }
+
+    /// Shutdown proper, shared by ``shutdown()`` and `deinit` (which cannot use `self` later).
+    private static func shutDown(
+        _ supervisor: Supervisor, _ requestEvents: EventBroadcaster<RequestEvent>, after started: Task<Void, Never>
+    ) async {
+        await started.value
+        await supervisor.shutdown()
+        requestEvents.finish()
+    }
+
+    // MARK: Helpers
+
+    /// The one place where what a component answered becomes the user's error model: runtime
+    /// errors map to their `NetworkError` cases; anything else unexpected is `unknown`.
+    static func networkError(_ error: any Error) -> NetworkError {
+        switch error {
+        case let error as NetworkError: error
+        case RuntimeError.componentUnavailable(let name): .componentUnavailable(name)
+        case RuntimeError.componentRestarted(let name): .componentRestarted(name)
+        default: .unknown(underlying: error)
+        }
+    }
+
+    private static func prefix(of body: Data) -> String {
+        let head = body.prefix(256)
+        let text = String(decoding: head, as: UTF8.self)
+        return body.count > head.count ? text + "…" : text
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Logs each attempt's request and response through a ``NetworkLogger``, with secrets redacted:
+/// `minimal` detail is method, URL and status, `standard` adds headers, `verbose` adds bodies
+/// cut at `bodyLimit` bytes. Credential headers, token-like query parameters and JSON fields
+/// never reach the log. The pipeline adds it when the client has a logger and a detail other
+/// than ``LogDetail/off``.
+struct LoggingInterceptor: RequestInterceptor, ResponseInterceptor {
+    /// Where lines go.
+    let logger: any NetworkLogger
+    /// How much is logged.
+    var detail: LogDetail
+    /// What is hidden.
+    var redaction: Redaction
+    /// The most body bytes logged.
+    var bodyLimit: Int
+
+    init(logger: any NetworkLogger, detail: LogDetail = .standard, redaction: Redaction = Redaction(), bodyLimit: Int = 1000) {
+        self.logger = logger
+        self.detail = detail
+        self.redaction = redaction
+        self.bodyLimit = bodyLimit
+    }
+
+    func intercept(_ request: HTTPRequest, context: RequestContext) -> RequestInterception {
+        guard logger.isEnabled(.info) else { return .proceed(request) }
+        var metadata = [
+            "request": context.id.description, "attempt": String(context.attempt),
+            "method": request.method.rawValue, "url": redaction.url(request.url),
+        ]
+        if detail == .standard || detail == .verbose { metadata["headers"] = describe(request.headers) }
+        if detail == .verbose, let body = request.body { metadata["body"] = redaction.body(body, limit: bodyLimit) }
+        logger.log(.info, "request", metadata: metadata)
+        return .proceed(request)
+    }
+
+    func intercept(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        let level: LogLevel = switch response.status {
+        case ..<400: .info
+        case 400..<500: .warning
+        default: .error
+        }
+        guard logger.isEnabled(level) else { return response }
+        var metadata = [
+            "request": context.id.description, "attempt": String(context.attempt),
+            "status": String(response.status), "url": redaction.url(request.url),
+        ]
+        if detail == .standard || detail == .verbose { metadata["headers"] = describe(response.headers) }
+        if detail == .verbose { metadata["body"] = redaction.body(response.body, limit: bodyLimit) }
+        logger.log(level, "response", metadata: metadata)
+        return response
+    }
+
+    private func describe(_ headers: HTTPHeaders) -> String {
+        headers.map { "\($0.name): \(redaction.value(ofHeader: $0.name, $0.value))" }.joined(separator: "; ")
+    }
+}

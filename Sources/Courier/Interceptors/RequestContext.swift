@@ -1,0 +1,19 @@
+/// What an interceptor knows about the request it is looking at.
+public struct RequestContext: Sendable {
+    /// The request's identifier, the same in every event about it.
+    public let id: RequestID
+    /// The attempt number, 1 for the first.
+    public let attempt: Int
+    /// Whether the request should carry credentials (``RequestOptions/requiresAuth``).
+    public let requiresAuth: Bool
+    /// The client's logger, if it has one.
+    public let logger: (any NetworkLogger)?
+
+    /// Creates a context (interceptor tests build their own).
+    public init(id: RequestID, attempt: Int = 1, requiresAuth: Bool = true, logger: (any NetworkLogger)? = nil) {
+        self.id = id
+        self.attempt = attempt
+        self.requiresAuth = requiresAuth
+        self.logger = logger
+    }
+}

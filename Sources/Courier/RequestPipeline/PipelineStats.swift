@@ -1,0 +1,16 @@
+/// Counters of the request pipeline, for tests, benchmarks and health checks
+/// (``APIClient/pipelineStats()``).
+public struct PipelineStats: Sendable, Equatable {
+    /// Requests whose work is running now.
+    public var inFlight = 0
+    /// Requests admitted but waiting for a free slot.
+    public var queued = 0
+    /// Requests admitted since the pipeline (re)started.
+    public var admitted = 0
+    /// Requests refused with ``NetworkError/overloaded``.
+    public var rejected = 0
+    /// Retries refused by the retry budget.
+    public var retriesDenied = 0
+    /// Mailbox messages handled since the pipeline (re)started.
+    public var messagesHandled = 0
+}

@@ -1,0 +1,28 @@
+/// Per-request settings. A `nil` setting takes the client's value; everything is resolved once,
+/// when the request enters the pipeline.
+public struct RequestOptions: Sendable {
+    /// The timeout of each attempt. Default: the client's ``APIClient/Configuration/Timeouts/attempt``.
+    public var attemptTimeout: Duration?
+    /// The deadline of the whole request, all attempts and waits included.
+    /// Default: the client's ``APIClient/Configuration/Timeouts/request``.
+    public var deadline: Duration?
+    /// The retry policy for this request (``RetryPolicy/never`` for none).
+    /// Default: the client's ``APIClient/Configuration/retryPolicy``.
+    public var retryPolicy: RetryPolicy?
+    /// Whether the auth interceptor adds credentials. Default `true`; public paths (login,
+    /// refresh, health) go without whatever this says.
+    public var requiresAuth: Bool
+
+    /// Creates options; every parameter defaults to the client's behaviour.
+    public init(
+        attemptTimeout: Duration? = nil,
+        deadline: Duration? = nil,
+        retryPolicy: RetryPolicy? = nil,
+        requiresAuth: Bool = true
+    ) {
+        self.attemptTimeout = attemptTimeout
+        self.deadline = deadline
+        self.retryPolicy = retryPolicy
+        self.requiresAuth = requiresAuth
+    }
+}

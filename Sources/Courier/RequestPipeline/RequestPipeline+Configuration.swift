@@ -1,0 +1,69 @@
+extension RequestPipeline {
+    /// Everything a pipeline runs with. The facade fills it from the user's configuration; the
+    /// interceptor chain is assembled here, in one place.
+    struct Configuration: Sendable {
+        var transport: any HTTPTransport
+        /// The whole request-side chain, in order.
+        var requestInterceptors: [any RequestInterceptor]
+        /// The whole response-side chain, in order.
+        var responseInterceptors: [any ResponseInterceptor]
+        var retryPolicy: RetryPolicy
+        var retryBudget: RetryBudget
+        var attemptTimeout: Duration
+        var requestDeadline: Duration
+        var maxConcurrentRequests: Int
+        var maxQueuedRequests: Int
+        var maxResponseBytes: Int
+        var logger: (any NetworkLogger)?
+        var redaction: Redaction
+        var clock: any TimeSource
+        var random: any RandomSource
+
+        /// Assembles the chains. Request side: the user's interceptors, then the security guard
+        /// (it sees the URL they left, before any credential is attached), then auth, then
+        /// logging (so it logs what is sent). Response side: logging first (what arrived), the
+        /// security guard, then the user's.
+        init(
+            transport: any HTTPTransport,
+            requestInterceptors: [any RequestInterceptor],
+            responseInterceptors: [any ResponseInterceptor],
+            security: SecurityGuard?,
+            auth: AuthInterceptor?,
+            logging: LoggingInterceptor?,
+            retryPolicy: RetryPolicy,
+            retryBudget: RetryBudget,
+            attemptTimeout: Duration,
+            requestDeadline: Duration,
+            maxConcurrentRequests: Int,
+            maxQueuedRequests: Int,
+            maxResponseBytes: Int,
+            logger: (any NetworkLogger)?,
+            redaction: Redaction,
+            clock: any TimeSource,
+            random: any RandomSource
+        ) {
+            var requestSide = requestInterceptors
+            if let security { requestSide.append(security) }
+            if let auth { requestSide.append(auth) }
+            if let logging { requestSide.append(logging) }
+            var responseSide: [any ResponseInterceptor] = []
+            if let logging { responseSide.append(logging) }
+            if let security { responseSide.append(security) }
+            responseSide += responseInterceptors
+            self.transport = transport
+            self.requestInterceptors = requestSide
+            self.responseInterceptors = responseSide
+            self.retryPolicy = retryPolicy
+            self.retryBudget = retryBudget
+            self.attemptTimeout = attemptTimeout
+            self.requestDeadline = requestDeadline
+            self.maxConcurrentRequests = max(1, maxConcurrentRequests)
+            self.maxQueuedRequests = max(0, maxQueuedRequests)
+            self.maxResponseBytes = max(0, maxResponseBytes)
+            self.logger = logger
+            self.redaction = redaction
+            self.clock = clock
+            self.random = random
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// The pipeline's FIFO of admitted requests waiting for a slot: amortised O(1) append and pop;
+/// removal by id (a cancelled request) leaves a hole that pops skip. Popped slots are
+/// compacted away once they are at least 64 and half of the storage.
+struct RequestQueue {
+    private var items: [PendingRequest?] = []
+    private var head = 0
+    /// Requests waiting (holes excluded).
+    private(set) var count = 0
+
+    /// Slots held in storage, popped or not: what compaction keeps bounded.
+    var storageCount: Int { items.count }
+
+    mutating func append(_ item: PendingRequest) {
+        items.append(item)
+        count += 1
+    }
+
+    mutating func popFirst() -> PendingRequest? {
+        while head < items.count {
+            let item = items[head]
+            items[head] = nil
+            head += 1
+            if head >= 64, head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            if let item {
+                count -= 1
+                return item
+            }
+        }
+        return nil
+    }
+
+    mutating func remove(_ id: RequestID) {
+        guard let index = items[head...].firstIndex(where: { $0?.id == id }) else { return }
+        items[index] = nil
+        count -= 1
+    }
+}

@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value and the mutex guarding it in one allocation: the value is a `ManagedBuffer`'s
+/// header and the mutex its single element, reached only through a pointer, so its address
+/// never changes.
+/// (`ManagedBuffer` cannot be `Sendable`; `Lock` and `Locked` carry the promise.)
+final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    // Invariant: the mutex is initialised in `make`, destroyed only in `deinit`, and touched only
+    // through pthread calls; the value is read and written only while the mutex is held.
+
+    static func make(_ value: Value) -> LockStorage<Value> {
+        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: LockStorage<Value>.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let status = pthread_mutex_init(mutex, nil)
+            precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        }
+        return storage
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            _ = mutex.deinitialize(count: 1)
+        }
+    }
+
+    func lock() {
+        withUnsafeMutablePointerToElements { _ = pthread_mutex_lock($0) }
+    }
+
+    func unlock() {
+        withUnsafeMutablePointerToElements { _ = pthread_mutex_unlock($0) }
+    }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try withUnsafeMutablePointerToHeader { try body(&$0.pointee) }
+    }
+}

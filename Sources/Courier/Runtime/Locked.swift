@@ -1,0 +1,22 @@
+/// A value guarded by a lock: the only way to read or write it is `withLock`. Copies share the
+/// value and its lock.
+///
+/// The value must take memory (not `Void` or an empty struct): TSan reports a race on
+/// `inout` access to a zero-sized header even under the mutex. Use ``Lock`` for a bare lock.
+package struct Locked<Value> {
+    private let storage: LockStorage<Value>
+
+    package init(_ value: Value) {
+        precondition(MemoryLayout<Value>.size > 0, "Locked needs a value that takes memory; use Lock")
+        storage = .make(value)
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try storage.withLock(body)
+    }
+}
+
+// Invariant: the value is reachable only through `storage.withLock`, and only Sendable values
+// are shared across threads.
+extension Locked: @unchecked Sendable where Value: Sendable {}

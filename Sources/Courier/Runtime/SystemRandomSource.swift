@@ -1,0 +1,10 @@
+/// The system's cryptographically secure generator.
+public struct SystemRandomSource: RandomSource {
+    /// Creates the system random source.
+    public init() {}
+
+    public func next() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Real time: `ContinuousClock` for `now` and sleeping, `Date()` for the wall clock.
+public struct SystemTimeSource: TimeSource {
+    private let origin = ContinuousClock.now
+
+    /// Creates a time source whose `now` starts at zero.
+    public init() {}
+
+    public var now: Duration { ContinuousClock.now - origin }
+    public var currentDate: Date { Date() }
+
+    public func sleep(for duration: Duration) async throws {
+        try await ContinuousClock().sleep(for: duration)
+    }
+}
