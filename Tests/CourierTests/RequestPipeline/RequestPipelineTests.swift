@@ -1,10 +1,12 @@
+import CourierTesting
 import Foundation
 import Testing
-@testable import Courier
-import CourierTesting
 
-@Suite struct PipelineAdmissionTests {
-    @Test func pastTheQueueBoundRequestsAreOverloadedAndMemoryStaysBounded() async throws {
+@testable import Courier
+
+@Suite struct RequestPipelineTests {
+    @Test("past the queue bound requests are overloaded and memory stays bounded")
+    func pastTheQueueBoundRequestsAreOverloadedAndMemoryStaysBounded() async throws {
         let transport = ScriptedTransport()
         transport.script("/hang", [.hang])
         let api = client(URL(string: "https://api.test")!, transport: transport) {
@@ -43,7 +45,8 @@ import CourierTesting
         await api.shutdown()
     }
 
-    @Test func tenThousandConcurrentRequestsGetTheirOwnAnswers() async throws {
+    @Test("ten thousand concurrent requests get their own answers")
+    func tenThousandConcurrentRequestsGetTheirOwnAnswers() async throws {
         let transport = InMemoryTransport { request throws(NetworkError) in
             let id = Int(request.url.lastPathComponent) ?? -1
             return HTTPResponse(status: 200, body: Data(#"{"id":\#(id),"name":"user-\#(id)"}"#.utf8))
@@ -70,8 +73,9 @@ import CourierTesting
     }
 }
 
-@Suite struct PipelineCancellationTests {
-    @Test func cancellingTheCallerReachesTheServer() async throws {
+extension RequestPipelineTests {
+    @Test("cancelling the caller reaches the server")
+    func cancellingTheCallerReachesTheServer() async throws {
         try await withScriptedServer { server in
             try await server.script("/hold", [.hold])
             let api = client(server.baseURL)
@@ -91,7 +95,8 @@ import CourierTesting
         }
     }
 
-    @Test func aCancelledRequestNeverReachesTheTransportWhenCancelledEarly() async throws {
+    @Test("a cancelled request never reaches the transport when cancelled early")
+    func aCancelledRequestNeverReachesTheTransportWhenCancelledEarly() async throws {
         let transport = ScriptedTransport()
         let api = client(URL(string: "https://api.test")!, transport: transport)
         let call = Task {
@@ -104,14 +109,16 @@ import CourierTesting
         await api.shutdown()
     }
 
-    @Test func callsAfterShutdownAreUnavailable() async throws {
+    @Test("calls after shutdown are unavailable")
+    func callsAfterShutdownAreUnavailable() async throws {
         let api = client(URL(string: "https://api.test")!, transport: ScriptedTransport())
         await api.shutdown()
         let error = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<User>(path: "users/1")) }
         guard case .componentUnavailable("RequestPipeline")? = error else { Issue.record("got \(String(describing: error))"); return }
     }
 
-    @Test func eventsDescribeARetriedRequest() async throws {
+    @Test("events describe a retried request")
+    func eventsDescribeARetriedRequest() async throws {
         let transport = ScriptedTransport()
         transport.script("/flaky", [.status(500), .json(#"{"id":1,"name":"A"}"#)])
         let api = client(URL(string: "https://api.test")!, transport: transport)
@@ -131,16 +138,9 @@ import CourierTesting
     }
 }
 
-/// The `NetworkError` a call's task ended with, or `nil` if it succeeded.
-func failure<Value>(of call: Task<Value, any Error>) async -> NetworkError? {
-    switch await call.result {
-    case .success: nil
-    case .failure(let error): error as? NetworkError ?? .unknown(underlying: error)
-    }
-}
-
-@Suite struct PipelineLifecycleTests {
-    @Test func aCancelledQueuedRequestFreesItsPlace() async throws {
+extension RequestPipelineTests {
+    @Test("a cancelled queued request frees its place")
+    func aCancelledQueuedRequestFreesItsPlace() async throws {
         let transport = ScriptedTransport()
         transport.script("/hang", [.hang])
         let api = client(URL(string: "https://api.test")!, transport: transport) {
@@ -165,7 +165,8 @@ func failure<Value>(of call: Task<Value, any Error>) async -> NetworkError? {
         await api.shutdown()
     }
 
-    @Test func shutdownAnswersAndStopsRunningRequests() async throws {
+    @Test("shutdown answers and stops running requests")
+    func shutdownAnswersAndStopsRunningRequests() async throws {
         let clock = ManualClock()
         let transport = ScriptedTransport(clock: clock)
         transport.script("/hang", [.hang])

@@ -55,8 +55,7 @@ private let everyCase: [NetworkError] = [
 
 // MARK: - Tests
 
-@Suite("Error mapping")
-struct ErrorMappingTests {
+@Suite struct NetworkErrorTests {
     // MARK: NetworkError(response:)
 
     @Test("2xx responses are not errors", arguments: [200, 201, 202, 204, 206, 299])
@@ -291,5 +290,11 @@ struct ErrorMappingTests {
         }
         #expect(ServerErrorBody.message(in: Data(#"{"message":"m","code":"c"}"#.utf8)) == "m (c)")
         #expect(ServerErrorBody.message(in: Data()) == nil)
+    }
+
+    @Test("error bodies with leading whitespace are read")
+    func errorBodiesWithLeadingWhitespaceAreRead() {
+        let error = NetworkError(response: HTTPResponse(status: 500, body: Data(" \n{\"message\":\"db down\"}".utf8)))
+        guard case .serverError(500, "db down")? = error else { Issue.record("got \(String(describing: error))"); return }
     }
 }

@@ -48,8 +48,7 @@ private struct OpaqueCause: Error {}
 
 // MARK: - Presets
 
-@Suite("RetryPolicy")
-struct RetryPolicyTests {
+@Suite struct RetryPolicyTests {
     @Test("default preset: 3 attempts, 408/429/5xx gateway statuses, exponential 1 s ×2 with jitter")
     func defaultPreset() {
         let policy = RetryPolicy.default
@@ -507,4 +506,22 @@ struct RetryPolicyTests {
         let more = withdraw(1, from: &budget)
         #expect(more == [true])
     }
+
+    @Test("a huge exponential backoff is capped not a trap")
+    func aHugeExponentialBackoffIsCappedNotATrap() {
+        let policy = RetryPolicy(maxAttempts: 30, retryableStatusCodes: [503], backoff: .exponential(base: .seconds(1), multiplier: 10), jitter: false)
+        let decision = policy.decide(
+            attempt: 25, request: HTTPRequest(url: URL(string: "https://h/x")!),
+            outcome: .response(HTTPResponse(status: 503)), now: Date(), randomUnit: 0)
+        #expect(decision == .retry(after: policy.maximumDelay, reason: "status 503"))
+    }
+
+    @Test("a retry after beyond int is clamped and signs are rejected")
+    func aRetryAfterBeyondIntIsClampedAndSignsAreRejected() {
+        let now = Date()
+        #expect(RetryPolicy.retryAfter("99999999999999999999", now: now).map { $0 >= .seconds(3600) } == true)
+        #expect(RetryPolicy.retryAfter("+5", now: now) == nil)
+        #expect(RetryPolicy.retryAfter(" 7 ", now: now) == .seconds(7))
+    }
+
 }

@@ -11,20 +11,23 @@ import Testing
         RestartPlanner(strategy: strategy, policy: policy)
     }
 
-    @Test func oneForOneRestartsOnlyTheFailedChild() {
+    @Test("one for one restarts only the failed child")
+    func oneForOneRestartsOnlyTheFailedChild() {
         var planner = planner()
         let decision = planner.childExited(1, exit: .failed, restartTypes: [.permanent, .permanent, .permanent], now: .zero, randomUnit: noJitter)
         #expect(decision == .restart(children: [1], after: .zero))
     }
 
-    @Test func restForOneRestartsTheFailedChildAndLaterNonTemporaryOnes() {
+    @Test("rest for one restarts the failed child and later non temporary ones")
+    func restForOneRestartsTheFailedChildAndLaterNonTemporaryOnes() {
         var planner = planner(.restForOne)
         let types: [RestartType] = [.permanent, .permanent, .temporary, .transient]
         let decision = planner.childExited(1, exit: .failed, restartTypes: types, now: .zero, randomUnit: noJitter)
         #expect(decision == .restart(children: [1, 3], after: .zero))
     }
 
-    @Test func restartTypes() {
+    @Test("restart types")
+    func restartTypes() {
         var planner = planner()
         let types: [RestartType] = [.permanent, .transient, .temporary]
         #expect(planner.childExited(0, exit: .normal, restartTypes: types, now: .zero, randomUnit: 0) == .restart(children: [0], after: .zero))
@@ -34,7 +37,8 @@ import Testing
         #expect(planner.childExited(2, exit: .normal, restartTypes: types, now: .zero, randomUnit: 0) == .leaveStopped)
     }
 
-    @Test func givesUpOnTheFourthFailureWithinFiveSeconds() {
+    @Test("gives up on the fourth failure within five seconds")
+    func givesUpOnTheFourthFailureWithinFiveSeconds() {
         var planner = planner()
         let types: [RestartType] = [.permanent]
         for second in 0..<3 {
@@ -43,7 +47,8 @@ import Testing
         #expect(planner.childExited(0, exit: .failed, restartTypes: types, now: .milliseconds(4_999), randomUnit: 0) == .giveUp)
     }
 
-    @Test func failuresOutsideTheWindowDoNotCount() {
+    @Test("failures outside the window do not count")
+    func failuresOutsideTheWindowDoNotCount() {
         var planner = planner()
         let types: [RestartType] = [.permanent]
         for second in [0, 1, 2, 5, 6, 7, 10, 11, 12] {
@@ -53,7 +58,8 @@ import Testing
         #expect(planner.recentRestarts == [.seconds(10), .seconds(11), .seconds(12)])
     }
 
-    @Test func transientAndTemporaryExitsDoNotConsumeIntensity() {
+    @Test("transient and temporary exits do not consume intensity")
+    func transientAndTemporaryExitsDoNotConsumeIntensity() {
         var planner = planner(policy: RestartPolicy(maxRestarts: 1, period: .seconds(5), initialDelay: .zero))
         let types: [RestartType] = [.permanent, .transient, .temporary]
         for _ in 0..<10 {
@@ -64,7 +70,8 @@ import Testing
         #expect(planner.childExited(0, exit: .failed, restartTypes: types, now: .zero, randomUnit: 0) == .giveUp)
     }
 
-    @Test func restartDelayDoublesIsCappedAndJittered() {
+    @Test("restart delay doubles is capped and jittered")
+    func restartDelayDoublesIsCappedAndJittered() {
         let backoff = RestartPolicy(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(350))
         #expect(backoff.delay(restart: 1, unit: 0) == .milliseconds(50))
         #expect(backoff.delay(restart: 1, unit: 0.5) == .milliseconds(75))
@@ -75,7 +82,8 @@ import Testing
         #expect(RestartPolicy.immediate.delay(restart: 5, unit: 0.7) == .zero)
     }
 
-    @Test func plannerUsesBackoffForConsecutiveRestarts() {
+    @Test("planner uses backoff for consecutive restarts")
+    func plannerUsesBackoffForConsecutiveRestarts() {
         var planner = planner(policy: RestartPolicy(maxRestarts: 5, initialDelay: .milliseconds(10), maximumDelay: .seconds(1)))
         let delays = (0..<3).map { _ in planner.childExited(0, exit: .failed, restartTypes: [.permanent], now: .zero, randomUnit: 0) }
         #expect(delays == [.restart(children: [0], after: .milliseconds(5)),

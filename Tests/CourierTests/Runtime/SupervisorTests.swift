@@ -14,7 +14,8 @@ import CourierTesting
             clock: clock, random: SeededRandomSource(seed: 7)))
     }
 
-    @Test func oneForOneRestartsOnlyTheFailedChildAndKeepsItsQueue() async throws {
+    @Test("one for one restarts only the failed child and keeps its queue")
+    func oneForOneRestartsOnlyTheFailedChildAndKeepsItsQueue() async throws {
         let log = ProbeLog()
         let boxes = ["a", "b", "c"].map { Mailbox<Probe.Message>(name: $0) }
         let supervisor = supervisor()
@@ -38,7 +39,8 @@ import CourierTesting
         #expect(await events.rest() == ["stopped(c)", "stopped(b)", "stopped(a)", "shutDown(root)"])
     }
 
-    @Test func restForOneRestartsTheFailedChildAndThoseAfterIt() async throws {
+    @Test("rest for one restarts the failed child and those after it")
+    func restForOneRestartsTheFailedChildAndThoseAfterIt() async throws {
         let log = ProbeLog()
         let boxes = ["a", "b", "c"].map { Mailbox<Probe.Message>(name: $0) }
         let supervisor = supervisor(.restForOne)
@@ -54,7 +56,8 @@ import CourierTesting
         await supervisor.shutdown()
     }
 
-    @Test func restForOneLosesNoMessageOfTheStoppedSiblings() async throws {
+    @Test("rest for one loses no message of the stopped siblings")
+    func restForOneLosesNoMessageOfTheStoppedSiblings() async throws {
         let log = ProbeLog()
         let boxes = ["a", "b"].map { Mailbox<Probe.Message>(name: $0) }
         let supervisor = supervisor(.restForOne)
@@ -68,7 +71,8 @@ import CourierTesting
         await supervisor.shutdown()
     }
 
-    @Test func restartTypesOfTaskChildren() async throws {
+    @Test("restart types of task children")
+    func restartTypesOfTaskChildren() async throws {
         let runs = Locked(0)
         let supervisor = supervisor()
         let events = EventCursor(supervisor.events())
@@ -93,10 +97,9 @@ import CourierTesting
     }
 }
 
-@Suite struct SupervisorFailureTests {
-    let clock = ManualClock()
-
-    @Test func exceedingTheIntensityGivesUpStopsInReverseAndAnswersUnavailable() async throws {
+extension SupervisorTests {
+    @Test("exceeding the intensity gives up stops in reverse and answers unavailable")
+    func exceedingTheIntensityGivesUpStopsInReverseAndAnswersUnavailable() async throws {
         let log = ProbeLog()
         let boxes = ["a", "b", "c"].map { Mailbox<Probe.Message>(name: $0) }
         let supervisor = Supervisor(name: "root", configuration: .init(restarts: .immediate, clock: clock))
@@ -123,7 +126,8 @@ import CourierTesting
         #expect(await events.rest() == ["shutDown(root)"])
     }
 
-    @Test func restartWaitsForTheJitteredBackoffOnTheInjectedClock() async throws {
+    @Test("restart waits for the jittered backoff on the injected clock")
+    func restartWaitsForTheJitteredBackoffOnTheInjectedClock() async throws {
         let log = ProbeLog()
         let box = Mailbox<Probe.Message>(name: "a")
         let backoff = RestartPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(8))
@@ -142,7 +146,8 @@ import CourierTesting
         await supervisor.shutdown()
     }
 
-    @Test func shutdownDrainsQueuedMessagesInReverseOrder() async throws {
+    @Test("shutdown drains queued messages in reverse order")
+    func shutdownDrainsQueuedMessagesInReverseOrder() async throws {
         let log = ProbeLog()
         let boxes = ["a", "b", "c"].map { Mailbox<Probe.Message>(name: $0) }
         let supervisor = Supervisor(name: "root", configuration: .init(clock: clock))
@@ -163,7 +168,8 @@ import CourierTesting
         #expect(await supervisor.status == .stopped)
     }
 
-    @Test func shutdownCancelsAChildThatMissesItsDeadline() async throws {
+    @Test("shutdown cancels a child that misses its deadline")
+    func shutdownCancelsAChildThatMissesItsDeadline() async throws {
         let log = ProbeLog()
         let boxes = ["a", "b"].map { Mailbox<Probe.Message>(name: $0) }
         let supervisor = Supervisor(name: "root", configuration: .init(clock: clock))
@@ -187,7 +193,8 @@ import CourierTesting
         }
     }
 
-    @Test func tenThousandAsksFromSixteenSendersWithAFailureEveryThousand() async throws {
+    @Test("ten thousand asks from sixteen senders with a failure every thousand")
+    func tenThousandAsksFromSixteenSendersWithAFailureEveryThousand() async throws {
         let handled = Locked<[Int]>([])
         let box = Mailbox<Flaky.Message>(name: "flaky")
         let supervisor = Supervisor(name: "root", configuration: .init(
@@ -224,10 +231,11 @@ import CourierTesting
     }
 }
 
-extension SupervisorFailureTests {
+extension SupervisorTests {
     /// Asks race a failure and a shutdown: every asker is answered exactly once, with its
     /// value, `componentRestarted` or `componentUnavailable`; none hangs.
-    @Test func asksRacingAFailureAndAShutdownAllGetAnAnswer() async throws {
+    @Test("asks racing a failure and a shutdown all get an answer")
+    func asksRacingAFailureAndAShutdownAllGetAnAnswer() async throws {
         let handled = Locked<[Int]>([])
         let box = Mailbox<Flaky.Message>(name: "flaky")
         let supervisor = Supervisor(name: "root", configuration: .init(
@@ -265,8 +273,9 @@ extension SupervisorFailureTests {
     }
 }
 
-extension SupervisorFailureTests {
-    @Test func aChildLeftDownForGoodAnswersItsAskersUnavailable() async throws {
+extension SupervisorTests {
+    @Test("a child left down for good answers its askers unavailable")
+    func aChildLeftDownForGoodAnswersItsAskersUnavailable() async throws {
         let log = ProbeLog()
         let box = Mailbox<Probe.Message>(name: "t")
         let supervisor = Supervisor(name: "root", configuration: .init(restarts: .immediate, clock: clock))
@@ -279,7 +288,8 @@ extension SupervisorFailureTests {
         await supervisor.shutdown()
     }
 
-    @Test func aSiblingThatMissesItsStopDeadlineMakesTheSupervisorGiveUp() async throws {
+    @Test("a sibling that misses its stop deadline makes the supervisor give up")
+    func aSiblingThatMissesItsStopDeadlineMakesTheSupervisorGiveUp() async throws {
         let log = ProbeLog()
         let boxes = ["a", "b"].map { Mailbox<Probe.Message>(name: $0) }
         let supervisor = Supervisor(name: "root", configuration: .init(strategy: .restForOne, restarts: .immediate, clock: clock))

@@ -5,8 +5,7 @@ import FoundationNetworking
 import Testing
 
 /// Tests of the scripted-server harness itself, driven with plain URLSession.
-@Suite("ScriptedServer harness")
-struct ScriptedServerTests {
+@Suite struct ScriptedServerTests {
 
     @Test("scripted responses are served in order and the last one repeats")
     func scriptedSequence() async throws {

@@ -1,61 +1,12 @@
-import Testing
-@testable import Courier
 import CourierTesting
+import Foundation
+import Testing
 
-@Suite struct ReplyTests {
-    /// Three parties race to answer one handle (the component, a failure, a shutdown that
-    /// drops it): exactly one wins, the asker is resumed once (a double resume would trap).
-    @Test func exactlyOnceUnderRaces() async throws {
-        var outcomes: [String: Int] = [:]
-        for round in 0..<2_000 {
-            let racers = Locked<[Task<Bool, Never>]>([])
-            let outcome: String
-            do {
-                let value: Int = try await withCheckedThrowingContinuation { continuation in
-                    let reply = Reply<Int>(continuation)
-                    racers.withLock { racers in
-                        racers.append(Task.detached { reply.succeed(round) })
-                        racers.append(Task.detached { reply.fail(RuntimeError.componentRestarted("probe")) })
-                        racers.append(Task.detached { reply.fail(RuntimeError.componentUnavailable("probe")) })
-                    }
-                }
-                #expect(value == round)
-                outcome = "value"
-            } catch RuntimeError.componentRestarted {
-                outcome = "restarted"
-            } catch RuntimeError.componentUnavailable {
-                outcome = "unavailable"
-            }
-            outcomes[outcome, default: 0] += 1
-            var winners = 0
-            for racer in racers.withLock({ $0 }) where await racer.value { winners += 1 }
-            #expect(winners == 1, "round \(round)")
-        }
-        #expect(outcomes.values.reduce(0, +) == 2_000)
-    }
-
-    @Test func aDroppedHandleAnswersTheAsker() async {
-        await #expect(throws: RuntimeError.replyDropped) {
-            let _: Int = try await withCheckedThrowingContinuation { continuation in
-                _ = Reply<Int>(continuation)
-            }
-        }
-    }
-
-    @Test func laterAnswersAreIgnored() async throws {
-        let value: Int = try await withCheckedThrowingContinuation { continuation in
-            let reply = Reply<Int>(continuation)
-            #expect(reply.succeed(1))
-            #expect(!reply.succeed(2))
-            #expect(!reply.fail(NetworkError.cancelled))
-            #expect(reply.isAnswered)
-        }
-        #expect(value == 1)
-    }
-}
+@testable import Courier
 
 @Suite struct MailboxTests {
-    @Test func askOnAClosedMailboxIsUnavailable() async throws {
+    @Test("ask on a closed mailbox is unavailable")
+    func askOnAClosedMailboxIsUnavailable() async throws {
         let mailbox = Mailbox<Probe.Message>(name: "probe")
         mailbox.close()
         #expect(mailbox.isClosed)
@@ -63,7 +14,8 @@ import CourierTesting
         #expect(throws: RuntimeError.self) { try mailbox.send(.crash(nil)) }
     }
 
-    @Test func queuedAsksOfAClosedMailboxAreAnsweredWhenDiscarded() async throws {
+    @Test("queued asks of a closed mailbox are answered when discarded")
+    func queuedAsksOfAClosedMailboxAreAnsweredWhenDiscarded() async throws {
         let mailbox = Mailbox<Probe.Message>(name: "probe")
         let enqueued = Locked(0)
         let pending = (0..<10).map { value in
@@ -87,7 +39,8 @@ import CourierTesting
 
     /// A cancelled asker was woken before its cancel message was queued, so its next message
     /// could overtake the cancel.
-    @Test func aCancelledAskersNextMessageArrivesAfterItsCancelMessage() async throws {
+    @Test("a cancelled askers next message arrives after its cancel message")
+    func aCancelledAskersNextMessageArrivesAfterItsCancelMessage() async throws {
         let log = ProbeLog()
         let mailbox = Mailbox<Probe.Message>(name: "probe")
         let rounds = 300
@@ -116,7 +69,8 @@ import CourierTesting
         #expect(notes == (0..<rounds).flatMap { ["p:cancel \($0)", "p:next \($0)"] })
     }
 
-    @Test func aRestartedConsumerReceivesEverythingBuffered() async throws {
+    @Test("a restarted consumer receives everything buffered")
+    func aRestartedConsumerReceivesEverythingBuffered() async throws {
         let log = ProbeLog()
         let mailbox = Mailbox<Probe.Message>(name: "probe")
         try mailbox.send(.crash(nil))
@@ -132,14 +86,3 @@ import CourierTesting
         try await loop.value
     }
 }
-
-/// Polls `condition`, yielding between polls, for state that has no event to wait on.
-/// Gives up after many rounds so a broken test fails instead of hanging.
-func waitUntil(_ condition: () async -> Bool) async {
-    for _ in 0..<1_000_000 {
-        if await condition() { return }
-        await Task.yield()
-    }
-    Issue.record("condition never became true")
-}
-

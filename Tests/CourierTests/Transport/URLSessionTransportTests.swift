@@ -8,7 +8,8 @@ import Testing
 @Suite struct URLSessionTransportTests {
     let transport = URLSessionTransport()
 
-    @Test func statusHeadersAndBodyRoundTrip() async throws {
+    @Test("status headers and body round trip")
+    func statusHeadersAndBodyRoundTrip() async throws {
         try await withScriptedServer { server in
             try await server.script("/items", method: "POST", [.json(201, #"{"id":7}"#, headers: ["X-Served-By": "script"])])
             var request = HTTPRequest(method: .post, url: URL(string: "\(server.baseURL)/items?q=a%20b")!)
@@ -31,7 +32,8 @@ import Testing
         }
     }
 
-    @Test func errorStatusesAreResponsesNotErrors() async throws {
+    @Test("error statuses are responses not errors")
+    func errorStatusesAreResponsesNotErrors() async throws {
         try await withScriptedServer { server in
             try await server.script("/missing", [.json(404, #"{"message":"nope"}"#)])
             let response = try await transport.send(HTTPRequest(url: URL(string: "\(server.baseURL)/missing")!))
@@ -40,7 +42,8 @@ import Testing
         }
     }
 
-    @Test func aSlowServerTimesOut() async throws {
+    @Test("a slow server times out")
+    func aSlowServerTimesOut() async throws {
         try await withScriptedServer { server in
             try await server.script("/slow", [.delayed(5, status: 200)])
             let request = HTTPRequest(url: URL(string: "\(server.baseURL)/slow")!, timeout: .milliseconds(300))
@@ -49,7 +52,8 @@ import Testing
         }
     }
 
-    @Test func cancellingTheCallerDropsTheConnection() async throws {
+    @Test("cancelling the caller drops the connection")
+    func cancellingTheCallerDropsTheConnection() async throws {
         try await withScriptedServer { server in
             try await server.script("/hold", [.hold])
             let transport = self.transport
@@ -62,7 +66,8 @@ import Testing
         }
     }
 
-    @Test func anOversizedBodyIsRefused() async throws {
+    @Test("an oversized body is refused")
+    func anOversizedBodyIsRefused() async throws {
         let small = transport
         try await withScriptedServer { server in
             try await server.script("/big", [.sized(1024 * 1024)])
@@ -79,7 +84,8 @@ import Testing
 
     /// URLRequest's timeout is an idle timeout: a body that keeps arriving never trips it.
     /// The transport's deadline covers the whole exchange.
-    @Test func aTricklingBodyStillMeetsTheDeadline() async throws {
+    @Test("a trickling body still meets the deadline")
+    func aTricklingBodyStillMeetsTheDeadline() async throws {
         try await withScriptedServer { server in
             try await server.script("/trickle", [.trickled(40, every: 0.1)])     // 4 s in all
             let request = HTTPRequest(url: URL(string: "\(server.baseURL)/trickle")!, timeout: .milliseconds(500))
@@ -90,7 +96,8 @@ import Testing
         }
     }
 
-    @Test func redirectsAreFollowedUnlessConfiguredNotTo() async throws {
+    @Test("redirects are followed unless configured not to")
+    func redirectsAreFollowedUnlessConfiguredNotTo() async throws {
         try await withScriptedServer { server in
             try await server.script("/old", [.status(302, headers: ["Location": "/new"])])
             try await server.script("/new", [.json(200, #"{"moved":true}"#)])
@@ -106,7 +113,8 @@ import Testing
         }
     }
 
-    @Test func aRedirectMayNotLeaveHTTPS() {
+    @Test("a redirect may not leave HTTPS")
+    func aRedirectMayNotLeaveHTTPS() {
         let secure = URL(string: "https://api.example.com/a")!
         #expect(URLSessionTransport.allowsRedirect(from: secure, to: URL(string: "https://cdn.example.com/b")))
         #expect(!URLSessionTransport.allowsRedirect(from: secure, to: URL(string: "http://api.example.com/b")))
@@ -115,7 +123,8 @@ import Testing
         #expect(URLSessionTransport.allowsRedirect(from: URL(string: "http://api.example.com/a"), to: secure))
     }
 
-    @Test func aRefusedConnectionIsNoConnection() async throws {
+    @Test("a refused connection is no connection")
+    func aRefusedConnectionIsNoConnection() async throws {
         let server = try await ScriptedServer.start()
         let url = URL(string: "\(server.baseURL)/gone")!
         server.stopAndWait()
@@ -126,7 +135,8 @@ import Testing
         #expect((cause as? URLError)?.code == .cannotConnectToHost)
     }
 
-    @Test func headerInjectionIsRejectedBeforeAnythingIsSent() async throws {
+    @Test("header injection is rejected before anything is sent")
+    func headerInjectionIsRejectedBeforeAnythingIsSent() async throws {
         try await withScriptedServer { server in
             try await server.script("/echo", [.echo])
             var request = HTTPRequest(url: URL(string: "\(server.baseURL)/echo")!)
@@ -136,7 +146,8 @@ import Testing
         }
     }
 
-    @Test func urlErrorsMapToTheErrorModel() {
+    @Test("url errors map to the error model")
+    func urlErrorsMapToTheErrorModel() {
         let noConnection: [URLError.Code] = [.notConnectedToInternet, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed, .cannotFindHost]
         for code in noConnection {
             guard case .noConnection(let cause) = NetworkError(URLError(code)) else {

@@ -1,0 +1,198 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+@Suite struct APIClientTests {
+    @Test("statuses map to errors")
+    func statusesMapToErrors() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/401", [.status(401)])
+            try await server.script("/403", [.status(403)])
+            try await server.script("/404", [.status(404)])
+            try await server.script("/409", [.json(409, #"{"version":3}"#)])
+            try await server.script("/422", [.json(422, #"{"message":"name is required","code":"invalid"}"#)])
+            try await server.script("/500", [.text(500, "<html>oops</html>")])
+            let api = client(server.baseURL, retryPolicy: .never)
+            func failure(_ path: String) async -> NetworkError? {
+                await #expect(throws: NetworkError.self) { try await api.send(Endpoint<EmptyResponse>(path: path)) }
+            }
+            guard case .unauthorized? = await failure("401") else { Issue.record("401"); return }
+            guard case .forbidden? = await failure("403") else { Issue.record("403"); return }
+            guard case .notFound? = await failure("404") else { Issue.record("404"); return }
+            guard case .conflict(let body)? = await failure("409") else { Issue.record("409"); return }
+            #expect(String(decoding: body, as: UTF8.self) == #"{"version":3}"#)
+            guard case .serverError(422, let message)? = await failure("422") else { Issue.record("422"); return }
+            #expect(message == "name is required (invalid)")
+            guard case .serverError(500, nil)? = await failure("500") else { Issue.record("500"); return }
+            await api.shutdown()
+        }
+    }
+
+    @Test("an undecodable body is a decoding error with the body prefix")
+    func anUndecodableBodyIsADecodingErrorWithTheBodyPrefix() async throws {
+        let transport = InMemoryTransport(always: HTTPResponse(status: 200, body: Data(#"{"id":"not a number"}"#.utf8)))
+        let api = client(URL(string: "https://api.test")!, transport: transport)
+        let error = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<User>(path: "users/1")) }
+        guard case .decodingError(let cause, let prefix)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(cause is DecodingError)
+        #expect(prefix == #"{"id":"not a number"}"#)
+        await api.shutdown()
+    }
+
+    @Test("an invalid path is invalid URL and nothing is sent")
+    func anInvalidPathIsInvalidURLAndNothingIsSent() async throws {
+        let transport = ScriptedTransport()
+        let api = client(URL(string: "https://api.test/base")!, transport: transport)
+        let error = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<User>(path: "../admin")) }
+        guard case .invalidURL? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(transport.requests.isEmpty)
+        await api.shutdown()
+    }
+
+    @Test("snake case and ISO8601 coding")
+    func snakeCaseAndISO8601Coding() async throws {
+        struct Event: Codable, Sendable, Equatable { let eventName: String; let startsAt: Date }
+        let transport = InMemoryTransport { request throws(NetworkError) in
+            HTTPResponse(status: 200, body: request.body ?? Data())
+        }
+        let api = client(URL(string: "https://api.test")!, transport: transport) { $0.json = JSONCoding(keys: .snakeCase, dates: .iso8601) }
+        let sent = Event(eventName: "launch", startsAt: Date(timeIntervalSince1970: 1_800_000_000))
+        let request = try api.makeRequest(Endpoint<Event>(path: "events", method: .post, body: sent))
+        #expect(String(decoding: request.body ?? Data(), as: UTF8.self) == #"{"event_name":"launch","starts_at":"2027-01-15T08:00:00Z"}"#)
+        #expect(try await api.send(Endpoint<Event>(path: "events", method: .post, body: sent)).value == sent)
+        await api.shutdown()
+    }
+}
+
+extension APIClientTests {
+    @Test("plain HTTP to a remote host is refused before sending")
+    func plainHTTPToARemoteHostIsRefusedBeforeSending() async throws {
+        let transport = ScriptedTransport()
+        let api = client(URL(string: "http://example.com")!, transport: transport)
+        let error = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<User>(path: "users/1")) }
+        guard case .securityError(let reason)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(reason.contains("example.com"))
+        #expect(transport.requests.isEmpty)
+        await api.shutdown()
+    }
+
+    @Test("plain HTTP to loopback is allowed and auth is added")
+    func plainHTTPToLoopbackIsAllowedAndAuthIsAdded() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/me", [.json(200, #"{"id":9,"name":"Cy"}"#)])
+            try await server.script("/v1/auth/login", [.json(200, #"{"id":0,"name":"login"}"#)])
+            let api = client(server.baseURL) { $0.auth = AuthInterceptor { "tok-123" } }
+            #expect(try await api.send(Endpoint<User>(path: "me", version: .v1)).value.id == 9)
+            _ = try await api.send(Endpoint<User>(path: "auth/login", method: .post, version: .v1))
+            #expect(try await server.requests(path: "/v1/me").first?.header("Authorization") == "Bearer tok-123")
+            #expect(try await server.requests(path: "/v1/auth/login").first?.header("Authorization") == nil)
+            await api.shutdown()
+        }
+    }
+
+    @Test("a captured log holds no secret")
+    func aCapturedLogHoldsNoSecret() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/login", [.json(200, #"{"id":1,"name":"Ada","access_token":"srv-tok"}"#, headers: ["Set-Cookie": "sid=cookie-secret"])])
+            let logger = CapturingLogger()
+            let api = client(server.baseURL) {
+                $0.auth = AuthInterceptor(publicPaths: []) { "bearer-secret" }
+                $0.logging = .init(logger: logger, detail: .verbose)
+            }
+            let endpoint = Endpoint<User>(
+                path: "login", method: .post,
+                query: [URLQueryItem(name: "token", value: "query-secret"), URLQueryItem(name: "page", value: "2")],
+                headers: ["Cookie": "sid=cookie-secret"],
+                body: ["password": "hunter2", "user": "ada"], version: .v1)
+            _ = try await api.send(endpoint)
+            let text = logger.allText
+            for secret in ["bearer-secret", "cookie-secret", "query-secret", "hunter2", "srv-tok"] {
+                #expect(!text.contains(secret), "\(secret) leaked into the log")
+            }
+            #expect(text.contains("page=2") && text.contains("ada"))
+            // What went over the wire still carried the real values.
+            let seen = try await server.requests(path: "/v1/login").first
+            #expect(seen?.header("Authorization") == "Bearer bearer-secret")
+            await api.shutdown()
+        }
+    }
+}
+
+extension APIClientTests {
+    @Test("a decoded call returns the response's status and headers with the value")
+    func aDecodedCallReturnsTheResponsesStatusAndHeadersWithTheValue() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/users/1", [.json(200, #"{"id":1,"name":"Ada"}"#, headers: ["ETag": "\"v7\""])])
+            let api = client(server.baseURL)
+            let response = try await api.send(Endpoint<User>(path: "users/1"))
+            #expect(response.value == User(id: 1, name: "Ada"))
+            #expect(response.status == 200)
+            #expect(response.headers["etag"] == "\"v7\"")
+            #expect(response.response.body == Data(#"{"id":1,"name":"Ada"}"#.utf8))
+            await api.shutdown()
+        }
+    }
+
+    @Test("the raw call returns the body undecoded")
+    func theRawCallReturnsTheBodyUndecoded() async throws {
+        let transport = InMemoryTransport(always: HTTPResponse(status: 200, body: Data("not json".utf8)))
+        let api = client(URL(string: "https://api.test")!, transport: transport)
+        let raw = try await api.data(for: Endpoint<User>(path: "users/1"))
+        #expect(String(decoding: raw.body, as: UTF8.self) == "not json")
+        await #expect(throws: NetworkError.self) { try await api.send(Endpoint<User>(path: "users/1")) }
+        await api.shutdown()
+    }
+
+    @Test("retry policy never in the options makes exactly one attempt")
+    func retryPolicyNeverInTheOptionsMakesExactlyOneAttempt() async throws {
+        let transport = ScriptedTransport()
+        transport.script("/flaky", [.status(503), .status(200)])
+        let api = client(URL(string: "https://api.test")!, transport: transport)   // the client retries
+        let endpoint = Endpoint<EmptyResponse>(path: "flaky", options: RequestOptions(retryPolicy: .never))
+        let error = await #expect(throws: NetworkError.self) { try await api.send(endpoint) }
+        #expect(error?.statusCode == 503)
+        #expect(transport.requests(to: "/flaky").count == 1)
+        await api.shutdown()
+    }
+
+    @Test("the client's response size limit holds over any transport")
+    func theClientsResponseSizeLimitHoldsOverAnyTransport() async throws {
+        // A transport that ignores the request's limit: the pipeline still refuses the body.
+        struct Careless: HTTPTransport {
+            func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
+                HTTPResponse(status: 200, body: Data(count: 2_000))
+            }
+        }
+        let scripted = ScriptedTransport()
+        scripted.script("/big", [.status(200, body: String(repeating: "x", count: 2_000))])
+        for transport in [Careless(), scripted] as [any HTTPTransport] {
+            let api = client(URL(string: "https://api.test")!, transport: transport) { $0.limits.maxResponseBytes = 1_000 }
+            let error = await #expect(throws: NetworkError.self) { try await api.data(for: Endpoint<EmptyResponse>(path: "big")) }
+            guard case .responseTooLarge(1_000)? = error else { Issue.record("got \(String(describing: error))"); return }
+            await api.shutdown()
+        }
+        #expect(scripted.requests.first?.maximumResponseSize == 1_000)
+    }
+
+    @Test("runtime errors become the network errors of the same name")
+    func runtimeErrorsBecomeTheNetworkErrorsOfTheSameName() {
+        guard case .componentUnavailable("Cache") = APIClient.networkError(RuntimeError.componentUnavailable("Cache")),
+              case .componentRestarted("Cache") = APIClient.networkError(RuntimeError.componentRestarted("Cache")),
+              case .overloaded = APIClient.networkError(NetworkError.overloaded),
+              case .unknown = APIClient.networkError(CancellationError())
+        else {
+            Issue.record("runtime errors were not mapped")
+            return
+        }
+    }
+
+    @Test("after shutdown every call is answered component unavailable")
+    func afterShutdownEveryCallIsAnsweredComponentUnavailable() async throws {
+        let api = client(URL(string: "https://api.test")!, transport: InMemoryTransport(always: HTTPResponse(status: 204)))
+        await api.shutdown()
+        let error = await #expect(throws: NetworkError.self) { try await api.data(for: Endpoint<EmptyResponse>(path: "x")) }
+        guard case .componentUnavailable("RequestPipeline")? = error else { Issue.record("got \(String(describing: error))"); return }
+    }
+}
