@@ -28,8 +28,10 @@ public final class ManualClock: TimeSource, Sendable {
         self.startDate = startDate
     }
 
+    /// The time the test has advanced to.
     public var now: Duration { state.withLock { $0.now } }
 
+    /// `startDate` plus ``now``.
     public var currentDate: Date {
         startDate.addingTimeInterval(now.inSeconds)
     }
@@ -42,6 +44,8 @@ public final class ManualClock: TimeSource, Sendable {
         state.withLock { state in state.sleepers.values.map { $0.deadline - state.now }.sorted() }
     }
 
+    /// Suspends until ``advance(by:)`` moves time past `duration` from now; throws
+    /// `CancellationError` if the task is cancelled first.
     public func sleep(for duration: Duration) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }

@@ -8,6 +8,7 @@ public final class SeededRandomSource: RandomSource, Sendable {
         state = Locked(seed)
     }
 
+    /// The next value of the SplitMix64 sequence.
     public func next() -> UInt64 {
         var z = state.withLock { state -> UInt64 in
             state &+= 0x9E37_79B9_7F4A_7C15
