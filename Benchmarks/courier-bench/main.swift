@@ -14,69 +14,8 @@ import FoundationNetworking
 //     swift run -c release courier-bench --url http://127.0.0.1:8089/v1/users/42
 //     swift run -c release courier-bench --json results.json
 
-struct Options {
-    var quick = false
-    var jsonPath: String?
-    var url: URL?
-
-    static func parse(_ arguments: [String]) -> Options {
-        var options = Options()
-        var iterator = arguments.dropFirst().makeIterator()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--quick": options.quick = true
-            case "--json":
-                guard let path = iterator.next() else { fail("--json needs a path") }
-                options.jsonPath = path
-            case "--url":
-                guard let text = iterator.next(), let url = URL(string: text), url.host != nil,
-                      ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-                    fail("--url needs an absolute http(s) URL")
-                }
-                options.url = url
-            case "--help", "-h":
-                print("usage: courier-bench [--quick] [--json PATH] [--url URL]")
-                exit(0)
-            default: fail("unknown argument \(argument) (try --help)")
-            }
-        }
-        return options
-    }
-}
-
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("courier-bench: \(message)\n".utf8))
-    exit(2)
-}
-
 /// The body the embedded in-memory server answers with (52 bytes, as nginx's config does).
 let sampleBody = Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@ex.org"}"#.utf8)
-
-struct User: Decodable, Sendable {
-    let id: Int
-    let name: String
-    let email: String
-}
-
-/// One line of results (the JSON schema of `--json`).
-struct Row: Encodable {
-    let name: String
-    let transport: String
-    let concurrency: Int
-    let requests: Int
-    let requestsPerSecond: Double
-    let baselineRequestsPerSecond: Double
-    let p50Micros: Double
-    let p90Micros: Double
-    let p99Micros: Double
-    let messagesPerRequest: Double
-    let peakRSSMiB: Double
-    /// CPU time of the whole process per request (microseconds), and the baseline's.
-    let cpuMicrosPerRequest: Double
-    let baselineCpuMicrosPerRequest: Double
-    /// Context switches of the whole process per request.
-    let contextSwitchesPerRequest: Double
-}
 
 var rows: [Row] = []
 
