@@ -7,7 +7,7 @@ import Foundation
 /// Each route (a URL path, optionally a method) has a queue of ``Step``s served in order to
 /// successive requests; the last step repeats once the queue is exhausted. Unscripted routes
 /// get the fallback (404 by default). Delays run on the injected clock and, like a real
-/// transport, end with ``NetworkError/timeout(underlying:)`` when the request's timeout is shorter;
+/// transport, end with ``NetworkError/timeout(_:underlying:)`` when the request's timeout is shorter;
 /// a body over the request's ``HTTPRequest/maximumResponseSize`` fails with `responseTooLarge`.
 public final class ScriptedTransport: HTTPTransport, Sendable {
     /// One canned answer.
@@ -118,6 +118,6 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
         } catch {
             throw .cancelled
         }
-        if timesOut { throw .timeout(underlying: nil) }
+        if timesOut { throw .timeout(.attempt, underlying: nil) }
     }
 }

@@ -98,6 +98,12 @@ extension APIClient {
         public var timeouts: Timeouts
         /// Requests in flight and queued, and the response size limit. Default 64, 1024, 10 MiB.
         public var limits: Limits
+        /// Which redirects are followed. Default: every one the rules allow, up to 20 hops
+        /// (see ``RedirectPolicy``).
+        public var redirects: RedirectPolicy
+        /// The `User-Agent` of requests that set none. Default ``defaultUserAgent``; `nil` sends
+        /// none of Courier's (the transport may add its own).
+        public var userAgent: String?
         /// The logger and what it is told. Default: nothing is logged.
         public var logging: Logging
         /// How the client's components are restarted when one fails. Default 3 restarts in 5 s,
@@ -121,6 +127,8 @@ extension APIClient {
             json: JSONCoding = JSONCoding(),
             timeouts: Timeouts = Timeouts(),
             limits: Limits = Limits(),
+            redirects: RedirectPolicy = .follow,
+            userAgent: String? = Configuration.defaultUserAgent,
             logging: Logging = Logging(),
             restarts: RestartPolicy = RestartPolicy(),
             clock: any TimeSource = SystemTimeSource(),
@@ -137,11 +145,34 @@ extension APIClient {
             self.json = json
             self.timeouts = timeouts
             self.limits = limits
+            self.redirects = redirects
+            self.userAgent = userAgent
             self.logging = logging
             self.restarts = restarts
             self.clock = clock
             self.random = random
         }
+
+        /// Courier's version, as its `User-Agent` gives it.
+        public static let version = "0.1.0"
+
+        /// `Courier/<version> (<os>)`, e.g. `Courier/0.1.0 (Linux)`.
+        public static let defaultUserAgent: String = {
+            #if os(Linux)
+            let os = "Linux"
+            #elseif os(macOS)
+            let os = "macOS"
+            #elseif os(iOS)
+            let os = "iOS"
+            #elseif os(tvOS)
+            let os = "tvOS"
+            #elseif os(watchOS)
+            let os = "watchOS"
+            #else
+            let os = "unknown OS"
+            #endif
+            return "Courier/\(version) (\(os))"
+        }()
 
         /// What the request pipeline runs with.
         var pipeline: RequestPipeline.Configuration {
@@ -159,6 +190,9 @@ extension APIClient {
                 maxConcurrentRequests: limits.maxConcurrentRequests,
                 maxQueuedRequests: limits.maxQueuedRequests,
                 maxResponseBytes: limits.maxResponseBytes,
+                redirects: redirects,
+                baseURL: baseURL,
+                userAgent: userAgent,
                 logger: logging.logger,
                 redaction: logging.redaction,
                 clock: clock,

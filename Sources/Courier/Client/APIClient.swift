@@ -35,10 +35,13 @@ public final class APIClient: Sendable {
     // MARK: Calls
 
     /// Sends `endpoint` and decodes its response body, returned with the response it came from.
-    /// - Throws: ``NetworkError``: the transport's errors, error statuses mapped
-    ///   (401 `unauthorized`, 404 `notFound`, …), `decodingError` with the body's first bytes.
+    /// - Throws: ``NetworkError``: the transport's errors, statuses other than 2xx mapped
+    ///   (304 `notModified`, 401 `unauthorized`, 404 `notFound`, …, each with its response),
+    ///   `decodingError` with the body's first bytes.
     public func send<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Response<Value> {
         let response = try await data(for: endpoint)
+        // A 3xx that was not followed (a 304, redirects off) has nothing to decode.
+        if let error = NetworkError(response: response) { throw error }
         if let empty = EmptyResponse() as? Value { return Response(value: empty, response: response) }
         do {
             return Response(value: try decoder.decode(Value.self, from: response.body), response: response)
@@ -47,13 +50,15 @@ public final class APIClient: Sendable {
         }
     }
 
-    /// Sends `endpoint` and returns the raw 2xx response (status, headers, body), undecoded.
+    /// Sends `endpoint` and returns the raw final response (status, headers, body), undecoded:
+    /// a 2xx, or a 3xx that was not followed (a 304, or any redirect when the policy does not
+    /// follow it). Other statuses throw, as for ``send(_:)``.
     public func data<Value>(for endpoint: Endpoint<Value>) async throws(NetworkError) -> HTTPResponse {
         try await data(for: makeRequest(endpoint), options: endpoint.options)
     }
 
     /// Sends a request you built yourself through the pipeline (interceptors, retries, errors)
-    /// and returns the raw 2xx response.
+    /// and returns the raw final response (2xx, or a 3xx that was not followed).
     public func data(for request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
         do {
@@ -65,8 +70,9 @@ public final class APIClient: Sendable {
 
     /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
     func makeRequest<Value>(_ endpoint: Endpoint<Value>) throws(NetworkError) -> HTTPRequest {
-        let path = endpoint.version.map { "\($0.rawValue)/\(endpoint.path)" } ?? endpoint.path
-        let url = try URLBuilder.url(base: configuration.baseURL, path: path, query: endpoint.query)
+        let segments = endpoint.version.map { [$0.rawValue] + endpoint.segments } ?? endpoint.segments
+        let url = try URLBuilder.url(
+            base: configuration.baseURL, segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
         var request = HTTPRequest(method: endpoint.method, url: url, headers: endpoint.headers)
         if let body = endpoint.body {
             do {

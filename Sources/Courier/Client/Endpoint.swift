@@ -6,8 +6,11 @@ import Foundation
 ///
 /// `Response` is what the body decodes to; use ``EmptyResponse`` when there is no body to read.
 public struct Endpoint<Response: Decodable & Sendable>: Sendable {
-    /// The path under the client's base URL (literal text; it is percent-encoded for you).
-    public var path: String
+    /// The path under the client's base URL, as segments: each is percent-encoded whole, so a
+    /// `/` inside one is sent as `%2F` (`["files", "a/b"]` → `/files/a%2Fb`).
+    public var segments: [String]
+    /// Whether the URL's path ends with `/` (some servers route `/users/` and `/users` apart).
+    public var hasTrailingSlash: Bool
     /// The HTTP method. Default GET.
     public var method: HTTPMethod
     /// Query items, in order.
@@ -21,7 +24,8 @@ public struct Endpoint<Response: Decodable & Sendable>: Sendable {
     /// Per-call overrides of the client's defaults.
     public var options: RequestOptions
 
-    /// Creates an endpoint; only the path is required.
+    /// Creates an endpoint from a textual path: literal text (never pre-encoded: `%` is a
+    /// percent sign), split on `/` into segments, each percent-encoded; a trailing `/` is kept.
     public init(
         path: String,
         method: HTTPMethod = .get,
@@ -31,7 +35,25 @@ public struct Endpoint<Response: Decodable & Sendable>: Sendable {
         version: APIVersion? = nil,
         options: RequestOptions = RequestOptions()
     ) {
-        self.path = path
+        self.init(
+            segments: URLBuilder.segments(of: path), method: method, query: query, headers: headers, body: body,
+            version: version, options: options)
+        hasTrailingSlash = path.utf8.last == UInt8(ascii: "/")
+    }
+
+    /// Creates an endpoint from path segments, each percent-encoded whole: use it when a
+    /// segment may contain `/` (a file name, an opaque identifier).
+    public init(
+        segments: [String],
+        method: HTTPMethod = .get,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        body: (any Encodable & Sendable)? = nil,
+        version: APIVersion? = nil,
+        options: RequestOptions = RequestOptions()
+    ) {
+        self.segments = segments
+        self.hasTrailingSlash = false
         self.method = method
         self.query = query
         self.headers = headers

@@ -20,7 +20,7 @@ public struct HTTPRequest: Sendable {
     /// The request body, or nil for none. Default nil.
     public var body: Data?
     /// How long the transport may take over the whole exchange before failing it with
-    /// ``NetworkError/timeout(underlying:)``; nil (the default) means the transport's own
+    /// ``NetworkError/timeout(_:underlying:)``; nil (the default) means the transport's own
     /// default. The client sets it on every attempt (the attempt timeout, capped by what is left
     /// of the request's deadline).
     public var timeout: Duration?

@@ -3,17 +3,20 @@ import Foundation
 extension NetworkError {
     /// The error a final response's status means, or `nil` for a 2xx.
     ///
-    /// 401 → `unauthorized`, 403 → `forbidden`, 404 → `notFound`, 409 → `conflict` with the body,
-    /// any other status → `serverError(status, message)`, where the message comes from a JSON
-    /// error body `{"message": …, "code": …}` when there is one.
+    /// 304 → `notModified`, 401 → `unauthorized`, 403 → `forbidden`, 404 → `notFound`,
+    /// 409 → `conflict`, any other status → `serverError`. The error keeps the response, with its
+    /// body cut to ``keptBodyBytes``.
     public init?(response: HTTPResponse) {
+        guard !response.isSuccess else { return nil }
+        var kept = response
+        if kept.body.count > Self.keptBodyBytes { kept.body = kept.body.prefix(Self.keptBodyBytes) }
         switch response.status {
-        case 200..<300: return nil
-        case 401: self = .unauthorized
-        case 403: self = .forbidden
-        case 404: self = .notFound
-        case 409: self = .conflict(body: response.body)
-        default: self = .serverError(status: response.status, message: ServerErrorBody.message(in: response.body))
+        case 304: self = .notModified(kept)
+        case 401: self = .unauthorized(kept)
+        case 403: self = .forbidden(kept)
+        case 404: self = .notFound(kept)
+        case 409: self = .conflict(kept)
+        default: self = .serverError(kept)
         }
     }
 }

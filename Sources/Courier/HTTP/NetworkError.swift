@@ -1,28 +1,48 @@
 import Foundation
 
 /// Every way a Courier request can fail, with what a caller needs to decide what to do:
-/// ``isRetryable``, ``statusCode`` and a ``userMessage`` fit to show, while the underlying
-/// cause (a `URLError`, a `DecodingError`…) stays attached for logs.
+/// ``isRetryable``, ``statusCode``, a ``userMessage`` fit to show, and for errors that came from
+/// an HTTP response, that ``response`` (status, headers, and up to ``keptBodyBytes`` of body)
+/// with the server's ``serverMessage`` and ``serverCode`` when its JSON body has them. The
+/// underlying cause (a `URLError`, a `DecodingError`…) stays attached for logs.
 public enum NetworkError: Error, Sendable {
+    /// Which time limit a ``timeout(_:underlying:)`` hit.
+    public enum TimeoutLimit: Sendable, Equatable {
+        /// One attempt's timeout (``APIClient/Configuration/Timeouts/attempt``, or the
+        /// request's own).
+        case attempt
+        /// The whole request's deadline (``APIClient/Configuration/Timeouts/request``): no
+        /// time was left for this attempt or for a retry.
+        case request
+    }
+
     /// The URL could not be built or is not a valid HTTP(S) URL. The string says why.
     case invalidURL(String)
     /// The request itself is malformed (e.g. a header name or value with CR/LF). Never sent.
     case invalidRequest(String)
+    /// The server's response broke HTTP's rules (e.g. a redirect `Location` that is not a URL).
+    case invalidResponse(String)
     /// No network path to the server: offline, DNS failure, connection refused or lost.
     case noConnection(underlying: (any Error)?)
-    /// The request or one attempt of it exceeded its timeout.
-    case timeout(underlying: (any Error)?)
-    /// HTTP 401: the credentials are missing, expired or revoked.
-    case unauthorized
+    /// A time limit passed: one attempt's timeout, or the whole request's deadline.
+    case timeout(TimeoutLimit, underlying: (any Error)?)
+    /// HTTP 401, with the response; or `nil` when the request needed credentials and there
+    /// were none, so it was not sent.
+    case unauthorized(HTTPResponse?)
     /// HTTP 403: the credentials are valid but not allowed to do this.
-    case forbidden
+    case forbidden(HTTPResponse)
     /// HTTP 404.
-    case notFound
-    /// HTTP 409, with the server's body (it usually describes the conflicting state).
-    case conflict(body: Data)
-    /// Any other non-2xx final status (4xx, 5xx, or a 1xx/3xx the transport did not resolve),
-    /// with the server's message when its body carried one.
-    case serverError(status: Int, message: String?)
+    case notFound(HTTPResponse)
+    /// HTTP 409; the body usually describes the conflicting state.
+    case conflict(HTTPResponse)
+    /// HTTP 304 to a decoded call: the caller's validator (`If-None-Match`,
+    /// `If-Modified-Since`) still holds, and the response has no body to decode. The raw call
+    /// (``APIClient/data(for:options:)``) returns the 304 as a response instead.
+    case notModified(HTTPResponse)
+    /// Any other final status that is not a success: 4xx, 5xx, or a 3xx that was not followed.
+    case serverError(HTTPResponse)
+    /// More redirects than the policy allows (``RedirectPolicy/maxHops``).
+    case tooManyRedirects(limit: Int)
     /// The response body could not be decoded into the expected type.
     /// `bodyPrefix` holds the first bytes of the body, for logs.
     case decodingError(underlying: any Error, bodyPrefix: String)
@@ -45,91 +65,51 @@ public enum NetworkError: Error, Sendable {
     /// Anything else, with its cause.
     case unknown(underlying: (any Error)?)
 
+    /// How much of an error response's body is kept: 64 KiB. Enough for any error document;
+    /// a huge error page is cut, not held.
+    public static let keptBodyBytes = 64 * 1024
+
+    /// The HTTP response the error came from, if it came from one.
+    public var response: HTTPResponse? {
+        switch self {
+        case .unauthorized(let response): response
+        case .forbidden(let response), .notFound(let response), .conflict(let response),
+             .notModified(let response), .serverError(let response):
+            response
+        default: nil
+        }
+    }
+
+    /// The HTTP status the error came from, if it came from one.
+    public var statusCode: Int? { response?.status }
+
+    /// The `message` of the response's JSON error body (`{"message": …, "code": …}`), if any.
+    public var serverMessage: String? { response.flatMap { ServerErrorBody($0.body)?.message } }
+
+    /// The `code` of the response's JSON error body, as text (numbers are written out), if any.
+    public var serverCode: String? { response.flatMap { ServerErrorBody($0.body)?.code } }
+
     /// Whether trying the same request again may succeed.
     public var isRetryable: Bool {
         switch self {
         case .noConnection, .timeout, .overloaded, .componentRestarted:
             return true
-        case .serverError(let status, _):
+        case .serverError(let response):
+            let status = response.status
             return status == 408 || status == 429 || (status >= 500 && status != 501 && status != 505)
-        case .invalidURL, .invalidRequest, .unauthorized, .forbidden, .notFound, .conflict,
-             .decodingError, .encodingError, .securityError, .responseTooLarge, .cancelled,
-             .componentUnavailable, .unknown:
+        case .invalidURL, .invalidRequest, .invalidResponse, .unauthorized, .forbidden, .notFound,
+             .conflict, .notModified, .tooManyRedirects, .decodingError, .encodingError, .securityError,
+             .responseTooLarge, .cancelled, .componentUnavailable, .unknown:
             return false
-        }
-    }
-
-    /// The HTTP status the error came from, if it came from one.
-    public var statusCode: Int? {
-        switch self {
-        case .unauthorized: 401
-        case .forbidden: 403
-        case .notFound: 404
-        case .conflict: 409
-        case .serverError(let status, _): status
-        default: nil
-        }
-    }
-
-    /// A sentence fit to show to an end user.
-    public var userMessage: String {
-        switch self {
-        case .invalidURL, .invalidRequest: "The request could not be prepared."
-        case .noConnection: "No internet connection. Check your connection and try again."
-        case .timeout: "The request took too long. Please try again."
-        case .unauthorized: "Your session has expired. Please sign in again."
-        case .forbidden: "You don't have permission to do this."
-        case .notFound: "The requested resource does not exist."
-        case .conflict: "This was changed elsewhere. Refresh and try again."
-        case .serverError(let status, _) where (400..<500).contains(status): "The request was refused (\(status))."
-        case .serverError(let status, _) where status >= 500: "The server had a problem (\(status)). Please try again later."
-        case .serverError(let status, _): "The server gave an unexpected answer (\(status))."
-        case .decodingError: "The server's response could not be read."
-        case .encodingError: "The request could not be prepared."
-        case .securityError: "The connection is not secure."
-        case .responseTooLarge: "The server's response was too large."
-        case .cancelled: "The request was cancelled."
-        case .overloaded, .componentRestarted: "The service is busy. Please try again."
-        case .componentUnavailable: "The service is not available."
-        case .unknown: "Something went wrong."
         }
     }
 
     /// The error this one wraps, if any, for logs.
     public var underlyingError: (any Error)? {
         switch self {
-        case .noConnection(let error), .timeout(let error), .unknown(let error): error
+        case .noConnection(let error), .timeout(_, let error), .unknown(let error): error
         case .decodingError(let error, _), .encodingError(let error): error
         default: nil
         }
-    }
-}
-
-extension NetworkError: CustomStringConvertible {
-    /// A description for logs: the case, its context and the underlying cause.
-    public var description: String {
-        let base: String
-        switch self {
-        case .invalidURL(let reason): base = "invalidURL: \(reason)"
-        case .invalidRequest(let reason): base = "invalidRequest: \(reason)"
-        case .noConnection: base = "noConnection"
-        case .timeout: base = "timeout"
-        case .unauthorized: base = "unauthorized (401)"
-        case .forbidden: base = "forbidden (403)"
-        case .notFound: base = "notFound (404)"
-        case .conflict(let body): base = "conflict (409), \(body.count)-byte body"
-        case .serverError(let status, let message): base = "serverError(\(status))" + (message.map { ": \($0)" } ?? "")
-        case .decodingError(_, let prefix): base = "decodingError, body starts with: \(prefix)"
-        case .encodingError: base = "encodingError"
-        case .securityError(let reason): base = "securityError: \(reason)"
-        case .responseTooLarge(let limit): base = "responseTooLarge (limit \(limit) bytes)"
-        case .cancelled: base = "cancelled"
-        case .overloaded: base = "overloaded"
-        case .componentUnavailable(let name): base = "componentUnavailable(\(name))"
-        case .componentRestarted(let name): base = "componentRestarted(\(name))"
-        case .unknown: base = "unknown"
-        }
-        guard let cause = underlyingError else { return base }
-        return "\(base) (cause: \(String(reflecting: cause)))"
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 struct ServerErrorBody: Decodable, Sendable, Equatable {
     /// A human-readable message.
     let message: String
-    /// A machine-readable code, if any.
+    /// A machine-readable code, if any (numbers are written out as text).
     let code: String?
 
     private enum CodingKeys: String, CodingKey { case message, code }
@@ -12,7 +12,6 @@ struct ServerErrorBody: Decodable, Sendable, Equatable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         message = try container.decode(String.self, forKey: .message)
-        // Codes come as strings or numbers.
         if let text = try? container.decodeIfPresent(String.self, forKey: .code) {
             code = text
         } else if let number = try? container.decodeIfPresent(Int.self, forKey: .code) {
@@ -22,12 +21,12 @@ struct ServerErrorBody: Decodable, Sendable, Equatable {
         }
     }
 
-    /// `message (code)` from a JSON error body, or `nil` if the body is not one.
-    static func message(in body: Data) -> String? {
+    /// The error body in `body`, or `nil` if it is not a JSON object with a `message`.
+    init?(_ body: Data) {
         let firstByte = body.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        guard firstByte == UInt8(ascii: "{"), let parsed = try? JSONDecoder().decode(ServerErrorBody.self, from: body) else {
+        guard firstByte == UInt8(ascii: "{"), let parsed = try? JSONDecoder().decode(Self.self, from: body) else {
             return nil
         }
-        return parsed.code.map { "\(parsed.message) (\($0))" } ?? parsed.message
+        self = parsed
     }
 }

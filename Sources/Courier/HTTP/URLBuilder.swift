@@ -50,6 +50,14 @@ enum URLBuilder {
     /// ``NetworkError/invalidURL(_:)`` rather than crashing. Error messages never include the
     /// base's query, which may carry credentials.
     static func url(base: URL, path: String, query: [URLQueryItem] = []) throws(NetworkError) -> URL {
+        try url(base: base, segments: segments(of: path), trailingSlash: path.utf8.last == UInt8(ascii: "/"), query: query)
+    }
+
+    /// Returns `base` with `segments` appended to its path, each percent-encoded whole (so a
+    /// `/` inside a segment becomes `%2F`), a `/` at the end if `trailingSlash`, and `query`.
+    /// A segment that is empty, `.` or `..`, or holds a control character, throws
+    /// ``NetworkError/invalidURL(_:)``. Otherwise as ``url(base:path:query:)``.
+    static func url(base: URL, segments: [String], trailingSlash: Bool = false, query: [URLQueryItem] = []) throws(NetworkError) -> URL {
         let base = base.absoluteURL
         try HTTPSyntax.requireHTTPURL(base, named: "the base URL")
         let baseString = base.absoluteString
@@ -68,7 +76,7 @@ enum URLBuilder {
             baseQuery = nil
         }
 
-        var result = try join(base: beforeQuery, path: path)
+        var result = try join(base: beforeQuery, segments: segments, trailingSlash: trailingSlash)
         appendQuery(to: &result, base: baseQuery, items: query)
 
         guard let url = URL(string: result) else {
@@ -129,32 +137,36 @@ enum URLBuilder {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// `base` (scheme, authority and path, no query) followed by the encoded segments of
-    /// `path`, following the path rules of ``url(base:path:query:)``.
-    private static func join(base: Substring, path: String) throws(NetworkError) -> String {
-        if let control = path.unicodeScalars.first(where: isControl) {
-            let code = String(control.value, radix: 16, uppercase: true)
-            let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
-            throw .invalidURL("path contains the control character U+\(padded)")
+    /// `base` (scheme, authority and path, no query) followed by `segments`, each
+    /// percent-encoded whole, following the path rules of ``url(base:path:query:)``.
+    private static func join(base: Substring, segments: [String], trailingSlash: Bool) throws(NetworkError) -> String {
+        for segment in segments {
+            if let control = segment.unicodeScalars.first(where: isControl) {
+                let code = String(control.value, radix: 16, uppercase: true)
+                let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
+                throw .invalidURL("path contains the control character U+\(padded)")
+            }
+            if segment.isEmpty { throw .invalidURL("path has an empty segment") }
+            if segment == "." || segment == ".." {
+                throw .invalidURL("path contains a \".\" or \"..\" segment, which would escape the base URL's path")
+            }
         }
-        // Split on the byte "/", not the Character: "/" followed by a combining mark is one
-        // Character but still a slash to a server.
-        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
-        let segments = path.utf8.split(separator: slash, omittingEmptySubsequences: true)
         guard !segments.isEmpty else { return String(base) }
-        if segments.contains(where: { $0.elementsEqual([dot]) || $0.elementsEqual([dot, dot]) }) {
-            throw .invalidURL("path contains a \".\" or \"..\" segment, which would escape the base URL's path")
-        }
-
         var trimmed = base
         while trimmed.last == "/" { trimmed.removeLast() }
         var result = String(trimmed)
         for segment in segments {
             result += "/"
-            appendPercentEncoded(segment, to: &result, allowing: isAllowedInSegment)
+            appendPercentEncoded(segment.utf8, to: &result, allowing: isAllowedInSegment)
         }
-        if path.utf8.last == slash { result += "/" }
+        if trailingSlash { result += "/" }
         return result
+    }
+
+    /// The segments of a textual path: split on the byte "/" (not the Character: "/" followed
+    /// by a combining mark is one Character but still a slash to a server), empty ones dropped.
+    static func segments(of path: String) -> [String] {
+        path.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Appends the query items (and the base's own query) to `result`.

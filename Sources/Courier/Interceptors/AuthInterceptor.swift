@@ -1,10 +1,13 @@
+import Foundation
+
 /// Adds `Authorization: Bearer <token>` to requests that need credentials.
 ///
 /// The token comes from `token`, read before every attempt (so a retry after a refresh uses the
 /// new token); keep it cheap, e.g. a value your session code keeps up to date.
 /// Requests whose options say `requiresAuth: false`, and public paths (login, refresh, health),
-/// go without. A request that needs auth when there is no token fails with
-/// ``NetworkError/unauthorized`` without being sent.
+/// go without, and so do requests to an origin other than the client's base URL's (a token
+/// never leaves the host it is for). A request that needs auth when there is no token fails
+/// with ``NetworkError/unauthorized(_:)`` (no response) without being sent.
 public struct AuthInterceptor: RequestInterceptor {
     /// Paths that never carry credentials, matched on whole trailing path segments
     /// (`/auth/login` matches `/v1/auth/login`, not `/auth/login-history`). Matching is by
@@ -27,11 +30,20 @@ public struct AuthInterceptor: RequestInterceptor {
 
     /// Adds the bearer token, or lets a public request through untouched.
     public func intercept(_ request: HTTPRequest, context: RequestContext) async throws(NetworkError) -> RequestInterception {
-        guard context.requiresAuth, !isPublic(request.url.path) else { return .proceed(request) }
-        guard let token = try await token(), !token.isEmpty else { throw .unauthorized }
+        guard context.requiresAuth, !isPublic(request.url.path), isForTheClient(request.url, context) else {
+            return .proceed(request)
+        }
+        guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
         var request = request
         request.headers.replaceOrAdd(name: "Authorization", value: "Bearer " + token)
         return .proceed(request)
+    }
+
+    /// Whether `url` has the origin of the client's base URL (any URL, when there is none):
+    /// a token is never sent to another host, port or scheme.
+    private func isForTheClient(_ url: URL, _ context: RequestContext) -> Bool {
+        guard let baseURL = context.baseURL else { return true }
+        return HTTPOrigin(url) == HTTPOrigin(baseURL)
     }
 
     /// Whether `path` is one of ``publicPaths`` (as whole trailing segments).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What an interceptor knows about the request it is looking at.
 public struct RequestContext: Sendable {
     /// The request's identifier, the same in every event about it.
@@ -6,14 +8,19 @@ public struct RequestContext: Sendable {
     public let attempt: Int
     /// Whether the request should carry credentials (``RequestOptions/requiresAuth``).
     public let requiresAuth: Bool
+    /// The client's base URL: interceptors that attach credentials do so only for its origin.
+    public let baseURL: URL?
     /// The client's logger, if it has one.
     public let logger: (any NetworkLogger)?
 
     /// Creates a context (interceptor tests build their own).
-    public init(id: RequestID, attempt: Int = 1, requiresAuth: Bool = true, logger: (any NetworkLogger)? = nil) {
+    public init(
+        id: RequestID, attempt: Int = 1, requiresAuth: Bool = true, baseURL: URL? = nil, logger: (any NetworkLogger)? = nil
+    ) {
         self.id = id
         self.attempt = attempt
         self.requiresAuth = requiresAuth
+        self.baseURL = baseURL
         self.logger = logger
     }
 }

@@ -5,9 +5,11 @@ public enum RequestEvent: Sendable {
     case started(RequestID, method: HTTPMethod, url: String)
     /// Attempt number `number` is being sent.
     case attempt(RequestID, number: Int)
+    /// A `status` redirect is being followed to `url` (redacted).
+    case redirected(RequestID, status: Int, to: String)
     /// Attempt `attempt` failed and the request will be tried again after `delay`.
     case retrying(RequestID, attempt: Int, delay: Duration, reason: String)
-    /// The request succeeded with a 2xx `status`.
+    /// The request succeeded with `status`: a 2xx, or a 3xx that was not followed.
     case finished(RequestID, status: Int, attempts: Int, duration: Duration)
     /// The request failed with `error` (an error status, a transport error, cancellation…).
     case failed(RequestID, error: NetworkError, attempts: Int, duration: Duration)
@@ -15,7 +17,7 @@ public enum RequestEvent: Sendable {
     /// The request this event is about.
     public var id: RequestID {
         switch self {
-        case .started(let id, _, _), .attempt(let id, _), .retrying(let id, _, _, _),
+        case .started(let id, _, _), .attempt(let id, _), .redirected(let id, _, _), .retrying(let id, _, _, _),
              .finished(let id, _, _, _), .failed(let id, _, _, _):
             id
         }

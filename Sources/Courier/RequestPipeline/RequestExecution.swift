@@ -10,6 +10,10 @@ struct RequestExecution: Sendable {
     let requestInterceptors: [any RequestInterceptor]
     let responseInterceptors: [any ResponseInterceptor]
     let maxResponseBytes: Int
+    let redirects: RedirectPolicy
+    /// Judges every redirect target as it judged the first URL (plain HTTP only to loopback…).
+    let security: SecurityGuard?
+    let baseURL: URL?
     let clock: any TimeSource
     let random: any RandomSource
     let logger: (any NetworkLogger)?
@@ -23,6 +27,9 @@ struct RequestExecution: Sendable {
         requestInterceptors = configuration.requestInterceptors
         responseInterceptors = configuration.responseInterceptors
         maxResponseBytes = configuration.maxResponseBytes
+        redirects = configuration.redirects
+        security = configuration.security
+        baseURL = configuration.baseURL
         clock = configuration.clock
         random = configuration.random
         logger = configuration.logger
@@ -67,14 +74,14 @@ struct RequestExecution: Sendable {
         var attempt = 1
         while true {
             let remaining = pending.deadline - clock.now
-            guard remaining > .zero else { return (.failure(.timeout(underlying: nil)), attempt - 1) }
+            guard remaining > .zero else { return (.failure(.timeout(.request, underlying: nil)), attempt - 1) }
             if publishing { events.publish(.attempt(pending.id, number: attempt)) }
 
-            let (sent, outcome) = await self.attempt(pending, number: attempt, timeout: min(pending.attemptTimeout, remaining))
+            let (sent, outcome) = await self.attempt(pending, number: attempt, publishing: publishing)
             if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt) }
 
             // A success is final: skip the retry decision (and its clock and random reads).
-            if case .response(let response) = outcome, response.isSuccess { return (.success(response), attempt) }
+            if case .response(let response) = outcome, response.status < 400 { return (.success(response), attempt) }
             // Judged on the request as sent: an interceptor may have added an Idempotency-Key.
             let decision = policy.decide(
                 attempt: attempt, request: sent, outcome: outcome,
@@ -93,13 +100,18 @@ struct RequestExecution: Sendable {
         }
     }
 
-    /// One attempt: interceptors around one transport exchange. Returns the request as the
-    /// interceptors left it, and how the attempt ended.
-    private func attempt(_ pending: PendingRequest, number: Int, timeout: Duration) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
-        let context = RequestContext(id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, logger: logger)
+    /// One attempt: the request interceptors, one transport exchange and the redirects
+    /// followed after it, then the response interceptors. Returns the request as last sent, and
+    /// how the attempt ended.
+    private func attempt(_ pending: PendingRequest, number: Int, publishing: Bool) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
+        let context = RequestContext(
+            id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: baseURL, logger: logger)
+        // The attempt ends at its timeout or at the request's deadline, whichever comes first;
+        // a timeout says which.
+        let attemptEnd = clock.now + pending.attemptTimeout
+        let limit: (end: Duration, kind: NetworkError.TimeoutLimit) =
+            attemptEnd < pending.deadline ? (attemptEnd, .attempt) : (pending.deadline, .request)
         var request = pending.request
-        request.timeout = timeout
-        request.maximumResponseSize = maxResponseBytes
         do throws(NetworkError) {
             var response: HTTPResponse?
             for interceptor in requestInterceptors {
@@ -110,10 +122,11 @@ struct RequestExecution: Sendable {
                 if response != nil { break }
             }
             var final: HTTPResponse
-            if let response { final = response } else { final = try await transport.send(request) }
-            // Every transport is asked to enforce the limit while receiving; this catches one that
-            // does not.
-            if final.body.count > maxResponseBytes { throw .responseTooLarge(limit: maxResponseBytes) }
+            if let response {
+                final = response
+            } else {
+                final = try await exchange(&request, id: pending.id, until: limit, publishing: publishing)
+            }
             for interceptor in responseInterceptors {
                 final = try await interceptor.intercept(final, to: request, context: context)
             }
@@ -123,16 +136,60 @@ struct RequestExecution: Sendable {
         }
     }
 
+    /// Sends `request`, then follows redirects as the policy and ``RedirectRule`` say, every
+    /// hop within the attempt's time `limit` and, all hops together, within the response size
+    /// limit. `request` is left as the last request sent.
+    private func exchange(
+        _ request: inout HTTPRequest, id: RequestID, until limit: (end: Duration, kind: NetworkError.TimeoutLimit), publishing: Bool
+    ) async throws(NetworkError) -> HTTPResponse {
+        var received = 0
+        var hops = 0
+        while true {
+            let left = limit.end - clock.now
+            guard left > .zero else { throw .timeout(limit.kind, underlying: nil) }
+            request.timeout = left
+            request.maximumResponseSize = maxResponseBytes - received
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(request)
+            } catch .timeout(_, let cause) {
+                throw .timeout(limit.kind, underlying: cause)
+            } catch .responseTooLarge {
+                throw .responseTooLarge(limit: maxResponseBytes)
+            }
+            // Every transport is asked to enforce the limit while receiving; this catches one
+            // that does not.
+            received += response.body.count
+            if received > maxResponseBytes { throw .responseTooLarge(limit: maxResponseBytes) }
+            guard redirects.follows else { return response }
+            switch RedirectRule.next(after: request, response: response) {
+            case .final:
+                return response
+            case .refuse(let error):
+                throw error
+            case .follow(var next):
+                if let decide = redirects.decide, !decide(response, next) { return response }
+                hops += 1
+                guard hops <= redirects.maxHops else { throw .tooManyRedirects(limit: redirects.maxHops) }
+                if let security, case .proceed(let checked) = try security.intercept(next, context: RequestContext(id: id)) {
+                    next = checked
+                }
+                if publishing { events.publish(.redirected(id, status: response.status, to: redaction.url(next.url))) }
+                request = next
+            }
+        }
+    }
+
     private func retryPermitted() async -> Bool {
         (try? await mailbox.ask { .retryPermit($0) }) ?? false
     }
 
-    /// The request's result from its last attempt: 2xx responses succeed, other statuses map to
-    /// their ``NetworkError``.
+    /// The request's result from its last attempt: 2xx and 3xx responses (a 3xx that was not
+    /// followed, a 304) are answered as responses; other statuses map to their ``NetworkError``.
     private static func result(of outcome: RetryPolicy.AttemptOutcome) -> Result<HTTPResponse, NetworkError> {
         switch outcome {
         case .response(let response):
-            if let error = NetworkError(response: response) { return .failure(error) }
+            if response.status >= 400, let error = NetworkError(response: response) { return .failure(error) }
             return .success(response)
         case .failure(let error):
             return .failure(error)

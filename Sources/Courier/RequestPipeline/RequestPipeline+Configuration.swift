@@ -1,3 +1,5 @@
+import Foundation
+
 extension RequestPipeline {
     /// Everything a pipeline runs with. The facade fills it from the user's configuration; the
     /// interceptor chain is assembled here, in one place.
@@ -14,6 +16,13 @@ extension RequestPipeline {
         var maxConcurrentRequests: Int
         var maxQueuedRequests: Int
         var maxResponseBytes: Int
+        var redirects: RedirectPolicy
+        /// Also judges every redirect target.
+        var security: SecurityGuard?
+        /// The client's base URL: credentials are added only for its origin.
+        var baseURL: URL?
+        /// Added to requests that have no `User-Agent`; `nil` adds none.
+        var userAgent: String?
         var logger: (any NetworkLogger)?
         var redaction: Redaction
         var clock: any TimeSource
@@ -37,6 +46,9 @@ extension RequestPipeline {
             maxConcurrentRequests: Int,
             maxQueuedRequests: Int,
             maxResponseBytes: Int,
+            redirects: RedirectPolicy,
+            baseURL: URL?,
+            userAgent: String?,
             logger: (any NetworkLogger)?,
             redaction: Redaction,
             clock: any TimeSource,
@@ -60,6 +72,10 @@ extension RequestPipeline {
             self.maxConcurrentRequests = max(1, maxConcurrentRequests)
             self.maxQueuedRequests = max(0, maxQueuedRequests)
             self.maxResponseBytes = max(0, maxResponseBytes)
+            self.redirects = redirects
+            self.security = security
+            self.baseURL = baseURL
+            self.userAgent = userAgent
             self.logger = logger
             self.redaction = redaction
             self.clock = clock

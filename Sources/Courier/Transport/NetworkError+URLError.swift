@@ -11,7 +11,7 @@ extension NetworkError {
              .cannotFindHost, .internationalRoamingOff, .dataNotAllowed, .callIsActive:
             self = .noConnection(underlying: error)
         case .timedOut:
-            self = .timeout(underlying: error)
+            self = .timeout(.attempt, underlying: error)
         case .cancelled:
             self = .cancelled
         case .badURL, .unsupportedURL:

@@ -10,11 +10,14 @@ final class URLSessionExchange: @unchecked Sendable {
     // Invariant: every stored property is read and written only under `lock`; the continuation
     // is taken out under the lock and resumed outside it, exactly once.
     private let lock = Lock()
-    private let limit: Int
+    let limit: Int
     private var continuation: CheckedContinuation<HTTPResponse, any Error>?
     private var response: HTTPURLResponse?
     private var body = Data()
     private var abortReason: NetworkError?
+    /// Whether the transport declined an authentication challenge: the task then ends as
+    /// cancelled, but the response (a 401 or 407 with its body) is the answer.
+    private var challengeDeclined = false
     /// The outcome, once known; kept for a `start` that comes after it.
     private var outcome: Result<HTTPResponse, any Error>?
 
@@ -80,21 +83,35 @@ final class URLSessionExchange: @unchecked Sendable {
         }
     }
 
+    /// Records that an authentication challenge was declined (see `complete`).
+    func declineChallenge() {
+        lock.withLock { challengeDeclined = true }
+    }
+
     /// URLSession's completion: the response, or the error, unless an abort came first.
     func complete(_ error: (any Error)?) {
         finish {
             if let abortReason { return .failure(abortReason) }
+            if challengeDeclined, let response, (error as? URLError)?.code == .cancelled {
+                return .success(Self.convert(response, body: body))
+            }
             if let urlError = error as? URLError {
                 if urlError.code == .dataLengthExceedsMaximum { return .failure(NetworkError.responseTooLarge(limit: limit)) }
                 return .failure(NetworkError(urlError))
             }
             if let error { return .failure(NetworkError.unknown(underlying: error)) }
             guard let response else { return .failure(NetworkError.unknown(underlying: nil)) }
-            var headers = HTTPHeaders()
-            for (name, value) in response.allHeaderFields {
-                headers.add(name: String(describing: name), value: String(describing: value))
-            }
-            return .success(HTTPResponse(status: response.statusCode, headers: headers, body: body))
+            return .success(Self.convert(response, body: body))
         }
+    }
+
+    /// Courier's response from Foundation's. On Linux `allHeaderFields` is a dictionary, so
+    /// repeated fields (two `Set-Cookie`) arrive already joined into one with ", ".
+    private static func convert(_ response: HTTPURLResponse, body: Data) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers.add(name: String(describing: name), value: String(describing: value))
+        }
+        return HTTPResponse(status: response.statusCode, headers: headers, body: body)
     }
 }

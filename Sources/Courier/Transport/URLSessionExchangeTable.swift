@@ -5,22 +5,16 @@ import FoundationNetworking
 
 /// The session delegate: routes URLSession's callbacks to the exchange of each task.
 final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // Invariant: `exchanges` and `sweeping` are read and written only under `lock`;
-    // `followsRedirects` is immutable.
+    // Invariant: `exchanges` and `sweeping` are read and written only under `lock`.
     private let lock = Lock()
     private var exchanges: [Int: (exchange: URLSessionExchange, task: URLSessionTask, deadline: ContinuousClock.Instant)] = [:]
     private var sweeping = false
-    private let followsRedirects: Bool
 
     /// How often the sweeper looks for exchanges past their deadline: the precision of the
     /// whole-exchange timeout. One timer for all exchanges, instead of one per request (a
     /// cancelled `Task.sleep` keeps its dispatch timer until it would have fired, so a timer per
     /// request piles up rate × timeout pending timers).
-    static let sweepInterval = Duration.milliseconds(50)
-
-    init(followsRedirects: Bool) {
-        self.followsRedirects = followsRedirects
-    }
+    static let sweepInterval = Duration.milliseconds(10)
 
     /// Tracks `exchange` until its task completes, or until `deadline`, when it is aborted with
     /// `timeout` (URLRequest's own timeout is only an idle timeout).
@@ -50,7 +44,7 @@ final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecke
                 return (expired, !exchanges.isEmpty)
             }
             for (exchange, task) in expired {
-                exchange.abort(.timeout(underlying: nil))
+                exchange.abort(.timeout(.attempt, underlying: nil))
                 task.cancel()
             }
             if !keepGoing { return }
@@ -61,29 +55,53 @@ final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecke
         lock.withLock { exchanges[task.taskIdentifier]?.exchange }
     }
 
+    /// A response head whose `Content-Length` is over the limit ends the exchange here: the
+    /// caller is answered at once and the task cancelled directly (FoundationNetworking on Linux
+    /// ignores `.cancel` from this handler and would go on receiving the body).
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let accepted = exchange(for: dataTask)?.receive(response) ?? false
-        completionHandler(accepted ? .allow : .cancel)
+        guard let exchange = exchange(for: dataTask) else { return completionHandler(.cancel) }
+        if exchange.receive(response) { return completionHandler(.allow) }
+        exchange.abort(.responseTooLarge(limit: exchange.limit))
+        dataTask.cancel()
+        completionHandler(.cancel)
     }
 
+    /// Bytes past the limit end the exchange at once: the caller gets `responseTooLarge` and
+    /// what was received is dropped.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if exchange(for: dataTask)?.receive(data) == false { dataTask.cancel() }
+        guard let exchange = exchange(for: dataTask), !exchange.receive(data) else { return }
+        exchange.abort(.responseTooLarge(limit: exchange.limit))
+        dataTask.cancel()
     }
 
+    /// Courier follows redirects itself, the same way over every transport: the 3xx is the
+    /// response.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard followsRedirects else { return completionHandler(nil) }
-        guard URLSessionTransport.allowsRedirect(from: response.url ?? task.currentRequest?.url, to: request.url) else {
-            exchange(for: task)?.abort(.securityError("refused a redirect from HTTPS to \(request.url?.scheme ?? "an unknown scheme")"))
-            task.cancel()
-            return completionHandler(nil)
+        completionHandler(nil)
+    }
+
+    /// Server trust goes to the system's default handling (on Apple platforms; libcurl checks
+    /// certificates itself on Linux). Any other challenge (a 401 or 407
+    /// with `WWW-Authenticate` or `Proxy-Authenticate`) is declined, so the exchange ends at once
+    /// with that response, which FoundationNetworking has already received; left unanswered it
+    /// would hang the task until a timeout.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(Darwin)
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+            return completionHandler(.performDefaultHandling, nil)
         }
-        completionHandler(request)
+        #endif
+        exchange(for: task)?.declineChallenge()
+        completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

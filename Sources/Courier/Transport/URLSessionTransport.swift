@@ -12,31 +12,18 @@ import FoundationNetworking
 /// request when the caller's task is cancelled, and maps `URLError` codes to ``NetworkError``
 /// keeping the `URLError` as the cause.
 public final class URLSessionTransport: HTTPTransport {
-    /// Session settings, with documented defaults. (Timeouts and the response size limit are
-    /// per request: ``HTTPRequest/timeout`` and ``HTTPRequest/maximumResponseSize``.)
-    public struct Configuration: Sendable {
-        /// Whether to follow redirects (never from HTTPS to HTTP). Default `true`.
-        public var followsRedirects: Bool
-
-        /// Creates a configuration; by default redirects are followed.
-        public init(followsRedirects: Bool = true) {
-            self.followsRedirects = followsRedirects
-        }
-    }
-
     /// The whole-exchange timeout of a request that sets none: 60 s.
     static let defaultTimeout = Duration.seconds(60)
 
-    /// The settings this transport runs with.
-    public let configuration: Configuration
     private let session: URLSession
     private let exchanges: URLSessionExchangeTable
 
     /// Creates a transport with its own `URLSession` (ephemeral: no cookies, no URL cache,
-    /// since caching is the Cache component's job).
-    public init(configuration: Configuration = Configuration()) {
-        self.configuration = configuration
-        let exchanges = URLSessionExchangeTable(followsRedirects: configuration.followsRedirects)
+    /// since caching is Courier's job, and no redirects followed, since that is Courier's job
+    /// too). Timeouts and the response size limit are per request: ``HTTPRequest/timeout``
+    /// and ``HTTPRequest/maximumResponseSize``.
+    public init() {
+        let exchanges = URLSessionExchangeTable()
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil
         sessionConfiguration.httpCookieStorage = nil
@@ -59,7 +46,9 @@ public final class URLSessionTransport: HTTPTransport {
         let timeout = request.timeout ?? Self.defaultTimeout
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = max(0.001, timeout.inSeconds)
+        // FoundationNetworking truncates this to whole seconds and uses it as an idle timer; the
+        // table's sweeper is the precise timer, so URLSession's is only a backstop.
+        urlRequest.timeoutInterval = timeout.inSeconds.rounded(.up) + 1
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         urlRequest.httpBody = request.body
 
@@ -87,13 +76,5 @@ public final class URLSessionTransport: HTTPTransport {
         } catch {
             throw .unknown(underlying: error)
         }
-    }
-}
-
-extension URLSessionTransport {
-    /// Whether one redirect hop from `origin` to `target` may be followed: anything but leaving
-    /// HTTPS (judged per hop, so `http → https → http` is refused at its last hop).
-    static func allowsRedirect(from origin: URL?, to target: URL?) -> Bool {
-        origin?.scheme?.lowercased() != "https" || target?.scheme?.lowercased() == "https"
     }
 }

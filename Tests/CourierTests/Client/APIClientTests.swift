@@ -21,11 +21,18 @@ import Testing
             guard case .unauthorized? = await failure("401") else { Issue.record("401"); return }
             guard case .forbidden? = await failure("403") else { Issue.record("403"); return }
             guard case .notFound? = await failure("404") else { Issue.record("404"); return }
-            guard case .conflict(let body)? = await failure("409") else { Issue.record("409"); return }
-            #expect(String(decoding: body, as: UTF8.self) == #"{"version":3}"#)
-            guard case .serverError(422, let message)? = await failure("422") else { Issue.record("422"); return }
-            #expect(message == "name is required (invalid)")
-            guard case .serverError(500, nil)? = await failure("500") else { Issue.record("500"); return }
+            guard case .conflict(let conflict)? = await failure("409") else { Issue.record("409"); return }
+            #expect(String(decoding: conflict.body, as: UTF8.self) == #"{"version":3}"#)
+            let invalid = await failure("422")
+            guard case .serverError(let response)? = invalid else { Issue.record("422"); return }
+            #expect(response.status == 422)
+            #expect(response.headers["Content-Type"] == "application/json")
+            #expect(invalid?.serverMessage == "name is required")
+            #expect(invalid?.serverCode == "invalid")
+            let html = await failure("500")
+            guard case .serverError(let page)? = html else { Issue.record("500"); return }
+            #expect(String(decoding: page.body, as: UTF8.self) == "<html>oops</html>")
+            #expect(html?.serverMessage == nil)
             await api.shutdown()
         }
     }

@@ -16,15 +16,21 @@ private func mapped(_ status: Int, body: String = "") -> NetworkError? {
     NetworkError(response: HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8)))
 }
 
-/// The `(status, message)` of a `.serverError`, or nil (recording an issue) for anything else.
+/// The status, server message and code of a `.serverError`, or nil (recording an issue) for
+/// anything else.
 private func serverError(
     _ error: NetworkError?, sourceLocation: SourceLocation = #_sourceLocation
-) -> (status: Int, message: String?)? {
-    guard case .serverError(let status, let message)? = error else {
+) -> (status: Int, message: String?, code: String?)? {
+    guard let error, case .serverError(let response) = error else {
         Issue.record("expected .serverError, got \(String(describing: error))", sourceLocation: sourceLocation)
         return nil
     }
-    return (status, message)
+    return (response.status, error.serverMessage, error.serverCode)
+}
+
+/// A response with `status` and a UTF-8 body.
+private func response(_ status: Int, _ body: String = "") -> HTTPResponse {
+    HTTPResponse(status: status, body: Data(body.utf8))
 }
 
 /// One value of every case.
@@ -33,14 +39,19 @@ private let everyCase: [NetworkError] = [
     .invalidRequest("bad header"),
     .noConnection(underlying: Cause(name: "offline")),
     .noConnection(underlying: nil),
-    .timeout(underlying: Cause(name: "slow")),
-    .timeout(underlying: nil),
-    .unauthorized,
-    .forbidden,
-    .notFound,
-    .conflict(body: Data("{}".utf8)),
-    .serverError(status: 500, message: "db down"),
-    .serverError(status: 400, message: nil),
+    .timeout(.attempt, underlying: Cause(name: "slow")),
+    .timeout(.request, underlying: nil),
+    .invalidResponse("bad Location"),
+    .unauthorized(nil),
+    .unauthorized(response(401)),
+    .forbidden(response(403)),
+    .notFound(response(404)),
+    .conflict(response(409, "{}")),
+    .notModified(response(304)),
+    .serverError(response(500, #"{"message":"db down"}"#)),
+    .serverError(response(400)),
+    .serverError(response(302)),
+    .tooManyRedirects(limit: 20),
     .decodingError(underlying: Cause(name: "decode"), bodyPrefix: "<html>"),
     .encodingError(underlying: Cause(name: "encode")),
     .securityError("refused plain http request to example.com"),
@@ -83,45 +94,47 @@ private let everyCase: [NetworkError] = [
     func conflictCarriesBody() {
         let bytes = Data([0x7B, 0x22, 0x76, 0x22, 0x3A, 0x33, 0x7D, 0x00, 0xFF, 0x0A]) // {"v":3} NUL 0xFF LF
         let error = NetworkError(response: HTTPResponse(status: 409, body: bytes))
-        guard case .conflict(let body)? = error else {
+        guard case .conflict(let response)? = error else {
             Issue.record("expected .conflict, got \(String(describing: error))")
             return
         }
-        #expect(body == bytes)
+        #expect(response.body == bytes)
         #expect(error?.statusCode == 409)
 
         guard case .conflict(let empty)? = NetworkError(response: HTTPResponse(status: 409)) else {
             Issue.record("expected .conflict for an empty 409")
             return
         }
-        #expect(empty.isEmpty)
+        #expect(empty.body.isEmpty)
     }
 
     @Test("other statuses map to serverError with the status", arguments: [400, 402, 405, 408, 418, 422, 429, 500, 502, 503, 504, 599])
     func otherStatusesAreServerErrors(status: Int) {
         let error = serverError(mapped(status, body: #"{"message":"db down","code":"E42"}"#))
         #expect(error?.status == status)
-        #expect(error?.message == "db down (E42)")
+        #expect(error?.message == "db down")
+        #expect(error?.code == "E42")
     }
 
     @Test("server message: string code")
     func messageWithStringCode() {
-        #expect(serverError(mapped(500, body: #"{"message":"db down","code":"E42"}"#))?.message == "db down (E42)")
-        #expect(serverError(mapped(503, body: #"{"code":"E42","message":"db down","extra":[1,2]}"#))?.message == "db down (E42)")
+        #expect(serverError(mapped(500, body: #"{"message":"db down","code":"E42"}"#))?.code == "E42")
+        #expect(serverError(mapped(503, body: #"{"code":"E42","message":"db down","extra":[1,2]}"#))?.message == "db down")
     }
 
     @Test("server message: numeric code")
     func messageWithNumericCode() {
-        #expect(serverError(mapped(500, body: #"{"message":"db down","code":42}"#))?.message == "db down (42)")
-        #expect(serverError(mapped(418, body: #"{"message":"teapot","code":-7}"#))?.message == "teapot (-7)")
+        #expect(serverError(mapped(500, body: #"{"message":"db down","code":42}"#))?.code == "42")
+        #expect(serverError(mapped(418, body: #"{"message":"teapot","code":-7}"#))?.code == "-7")
     }
 
     @Test("server message: no code, a null code or an unusable code gives the message alone")
     func messageWithoutCode() {
-        #expect(serverError(mapped(500, body: #"{"message":"db down"}"#))?.message == "db down")
-        #expect(serverError(mapped(500, body: #"{"message":"db down","code":null}"#))?.message == "db down")
-        #expect(serverError(mapped(500, body: #"{"message":"db down","code":true}"#))?.message == "db down")
-        #expect(serverError(mapped(500, body: #"{"message":"db down","code":{"x":1}}"#))?.message == "db down")
+        for body in [#"{"message":"db down"}"#, #"{"message":"db down","code":null}"#, #"{"message":"db down","code":true}"#,
+                     #"{"message":"db down","code":{"x":1}}"#] {
+            #expect(serverError(mapped(500, body: body))?.message == "db down")
+            #expect(serverError(mapped(500, body: body))?.code == nil)
+        }
     }
 
     @Test(
@@ -139,7 +152,7 @@ private let everyCase: [NetworkError] = [
     @Test("a server message survives non-ASCII text")
     func unicodeMessage() {
         #expect(serverError(mapped(500, body: #"{"message":"base de données indisponible","code":"É1"}"#))?.message
-            == "base de données indisponible (É1)")
+            == "base de données indisponible")
     }
 
     // MARK: isRetryable
@@ -147,17 +160,18 @@ private let everyCase: [NetworkError] = [
     @Test("isRetryable for every case")
     func isRetryable() {
         #expect(NetworkError.noConnection(underlying: nil).isRetryable)
-        #expect(NetworkError.timeout(underlying: Cause(name: "t")).isRetryable)
+        #expect(NetworkError.timeout(.attempt, underlying: Cause(name: "t")).isRetryable)
         #expect(NetworkError.overloaded.isRetryable)
         #expect(NetworkError.componentRestarted("Cache").isRetryable)
         for status in [408, 429, 500, 502, 503, 504, 599] {
-            #expect(NetworkError.serverError(status: status, message: nil).isRetryable, "status \(status)")
+            #expect(NetworkError.serverError(response(status)).isRetryable, "status \(status)")
         }
         for status in [400, 402, 405, 410, 418, 422] {
-            #expect(!NetworkError.serverError(status: status, message: "x").isRetryable, "status \(status)")
+            #expect(!NetworkError.serverError(response(status)).isRetryable, "status \(status)")
         }
         let permanent: [NetworkError] = [
-            .invalidURL("x"), .invalidRequest("x"), .unauthorized, .forbidden, .notFound, .conflict(body: Data()),
+            .invalidURL("x"), .invalidRequest("x"), .invalidResponse("x"), .unauthorized(nil), .forbidden(response(403)),
+            .notFound(response(404)), .conflict(response(409)), .notModified(response(304)), .tooManyRedirects(limit: 1),
             .decodingError(underlying: Cause(name: "d"), bodyPrefix: ""), .encodingError(underlying: Cause(name: "e")),
             .securityError("x"), .responseTooLarge(limit: 1), .cancelled, .componentUnavailable("x"),
             .unknown(underlying: nil),
@@ -183,19 +197,15 @@ private let everyCase: [NetworkError] = [
 
     @Test("statusCode for every case")
     func statusCode() {
-        #expect(NetworkError.unauthorized.statusCode == 401)
-        #expect(NetworkError.forbidden.statusCode == 403)
-        #expect(NetworkError.notFound.statusCode == 404)
-        #expect(NetworkError.conflict(body: Data("x".utf8)).statusCode == 409)
-        #expect(NetworkError.serverError(status: 503, message: nil).statusCode == 503)
-        #expect(NetworkError.serverError(status: 418, message: "teapot").statusCode == 418)
-        let statusless = everyCase.filter {
-            switch $0 {
-            case .unauthorized, .forbidden, .notFound, .conflict, .serverError: false
-            default: true
-            }
-        }
-        #expect(statusless.count == 16)
+        #expect(NetworkError.unauthorized(response(401)).statusCode == 401)
+        #expect(NetworkError.unauthorized(nil).statusCode == nil)
+        #expect(NetworkError.forbidden(response(403)).statusCode == 403)
+        #expect(NetworkError.notFound(response(404)).statusCode == 404)
+        #expect(NetworkError.conflict(response(409, "x")).statusCode == 409)
+        #expect(NetworkError.notModified(response(304)).statusCode == 304)
+        #expect(NetworkError.serverError(response(503)).statusCode == 503)
+        let statusless = everyCase.filter { $0.response == nil }
+        #expect(statusless.count == 19)
         for error in statusless {
             #expect(error.statusCode == nil, "\(error)")
         }
@@ -219,10 +229,12 @@ private let everyCase: [NetworkError] = [
                 #expect(!message.contains(detail), "\(error): \(message)")
             }
         }
-        #expect(NetworkError.unauthorized.userMessage == "Your session has expired. Please sign in again.")
-        #expect(NetworkError.serverError(status: 503, message: "db down").userMessage
+        let english = UserMessages.english
+        #expect(NetworkError.unauthorized(nil).userMessage(using: english) == "Your session has expired. Please sign in again.")
+        #expect(NetworkError.serverError(response(503, #"{"message":"db down"}"#)).userMessage(using: english)
             == "The server had a problem (503). Please try again later.")
-        #expect(NetworkError.noConnection(underlying: nil).userMessage == "No internet connection. Check your connection and try again.")
+        #expect(NetworkError.noConnection(underlying: nil).userMessage(using: english)
+            == "No internet connection. Check your connection and try again.")
     }
 
     // MARK: description and underlyingError
@@ -230,7 +242,7 @@ private let everyCase: [NetworkError] = [
     @Test("description includes the underlying cause")
     func descriptionIncludesCause() {
         #expect(NetworkError.noConnection(underlying: Cause(name: "offline")).description == "noConnection (cause: Cause<offline>)")
-        #expect(NetworkError.timeout(underlying: Cause(name: "slow")).description == "timeout (cause: Cause<slow>)")
+        #expect(NetworkError.timeout(.attempt, underlying: Cause(name: "slow")).description == "timeout (attempt timeout) (cause: Cause<slow>)")
         #expect(NetworkError.unknown(underlying: Cause(name: "weird")).description == "unknown (cause: Cause<weird>)")
         #expect(NetworkError.encodingError(underlying: Cause(name: "encode")).description == "encodingError (cause: Cause<encode>)")
         #expect(NetworkError.decodingError(underlying: Cause(name: "decode"), bodyPrefix: #"{"id":"#).description
@@ -244,23 +256,27 @@ private let everyCase: [NetworkError] = [
     @Test("description without a cause, and for the causeless cases")
     func descriptionWithoutCause() {
         #expect(NetworkError.noConnection(underlying: nil).description == "noConnection")
-        #expect(NetworkError.timeout(underlying: nil).description == "timeout")
+        #expect(NetworkError.timeout(.request, underlying: nil).description == "timeout (request deadline)")
         #expect(NetworkError.unknown(underlying: nil).description == "unknown")
         #expect(NetworkError.invalidURL("no host").description == "invalidURL: no host")
         #expect(NetworkError.invalidRequest("bad header").description == "invalidRequest: bad header")
-        #expect(NetworkError.unauthorized.description == "unauthorized (401)")
-        #expect(NetworkError.forbidden.description == "forbidden (403)")
-        #expect(NetworkError.notFound.description == "notFound (404)")
-        #expect(NetworkError.conflict(body: Data(count: 12)).description == "conflict (409), 12-byte body")
-        #expect(NetworkError.serverError(status: 500, message: "db down (E42)").description == "serverError(500): db down (E42)")
-        #expect(NetworkError.serverError(status: 502, message: nil).description == "serverError(502)")
+        #expect(NetworkError.unauthorized(response(401)).description == "unauthorized (401)")
+        #expect(NetworkError.unauthorized(nil).description == "unauthorized (no credentials to send)")
+        #expect(NetworkError.forbidden(response(403)).description == "forbidden (403)")
+        #expect(NetworkError.notFound(response(404)).description == "notFound (404)")
+        #expect(NetworkError.conflict(HTTPResponse(status: 409, body: Data(count: 12))).description == "conflict (409), 12-byte body")
+        #expect(NetworkError.serverError(response(500, #"{"message":"db down","code":"E42"}"#)).description
+            == "serverError(500): db down [code E42]")
+        #expect(NetworkError.serverError(response(502)).description == "serverError(502)")
+        #expect(NetworkError.notModified(response(304)).description == "notModified (304)")
+        #expect(NetworkError.tooManyRedirects(limit: 20).description == "tooManyRedirects (more than 20)")
         #expect(NetworkError.securityError("refused").description == "securityError: refused")
         #expect(NetworkError.responseTooLarge(limit: 1024).description == "responseTooLarge (limit 1024 bytes)")
         #expect(NetworkError.cancelled.description == "cancelled")
         #expect(NetworkError.overloaded.description == "overloaded")
         #expect(NetworkError.componentUnavailable("Cache").description == "componentUnavailable(Cache)")
         #expect(NetworkError.componentRestarted("Cache").description == "componentRestarted(Cache)")
-        #expect("\(NetworkError.forbidden)" == "forbidden (403)")
+        #expect("\(NetworkError.forbidden(response(403)))" == "forbidden (403)")
     }
 
     @Test("underlyingError is the wrapped cause, for exactly the cases that have one")
@@ -268,7 +284,7 @@ private let everyCase: [NetworkError] = [
         for error in everyCase {
             let cause = error.underlyingError as? Cause
             switch error {
-            case .noConnection(let wrapped?), .timeout(let wrapped?), .unknown(let wrapped?):
+            case .noConnection(let wrapped?), .timeout(_, let wrapped?), .unknown(let wrapped?):
                 #expect(cause?.name == (wrapped as? Cause)?.name, "\(error)")
                 #expect(cause != nil, "\(error)")
             case .decodingError(let wrapped, _), .encodingError(let wrapped):
@@ -288,13 +304,45 @@ private let everyCase: [NetworkError] = [
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(ServerErrorBody.self, from: Data(#"{"code":"E1"}"#.utf8))
         }
-        #expect(ServerErrorBody.message(in: Data(#"{"message":"m","code":"c"}"#.utf8)) == "m (c)")
-        #expect(ServerErrorBody.message(in: Data()) == nil)
+        #expect(ServerErrorBody(Data(#"{"message":"m","code":"c"}"#.utf8)) == ServerErrorBody(Data(#" {"code":"c","message":"m"}"#.utf8)))
+        #expect(ServerErrorBody(Data()) == nil)
     }
 
     @Test("error bodies with leading whitespace are read")
     func errorBodiesWithLeadingWhitespaceAreRead() {
         let error = NetworkError(response: HTTPResponse(status: 500, body: Data(" \n{\"message\":\"db down\"}".utf8)))
-        guard case .serverError(500, "db down")? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(error?.serverMessage == "db down")
+        #expect(error?.statusCode == 500)
+    }
+
+    @Test("304 maps to notModified with its response")
+    func notModifiedKeepsItsResponse() {
+        let error = NetworkError(response: HTTPResponse(status: 304, headers: ["ETag": "\"v2\""]))
+        guard case .notModified(let response)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(response.headers["ETag"] == "\"v2\"")
+        #expect(error?.isRetryable == false)
+    }
+
+    @Test("an error keeps its response's headers and at most the kept body bytes")
+    func anErrorKeepsItsResponsesHeadersAndAtMostTheKeptBodyBytes() {
+        let big = HTTPResponse(status: 503, headers: ["Retry-After": "5"], body: Data(count: NetworkError.keptBodyBytes + 10))
+        let error = NetworkError(response: big)
+        #expect(error?.response?.headers["Retry-After"] == "5")
+        #expect(error?.response?.body.count == NetworkError.keptBodyBytes)
+    }
+
+    @Test("user messages come in English and Spanish, and an app can replace them")
+    func userMessagesComeInEnglishAndSpanishAndAnAppCanReplaceThem() {
+        let error = NetworkError.serverError(response(502))
+        #expect(error.userMessage(using: .spanish) == "El servidor tuvo un problema (502). Inténtalo más tarde.")
+        #expect(NetworkError.noConnection(underlying: nil).userMessage(using: .spanish)
+            == "No hay conexión a internet. Comprueba tu conexión e inténtalo de nuevo.")
+        var custom = UserMessages.english
+        custom.serverProblem = "Upstream {status} is down."
+        #expect(error.userMessage(using: custom) == "Upstream 502 is down.")
+        for error in everyCase {
+            #expect(!error.userMessage(using: .spanish).isEmpty)
+        }
+        #expect([UserMessages.english, .spanish].contains(UserMessages.preferred))
     }
 }

@@ -23,8 +23,10 @@ import Testing
             try await server.script("/flaky", [.json(503, #"{"message":"maintenance","code":"M1"}"#)])
             let api = client(server.baseURL)
             let error = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<User>(path: "flaky")) }
-            guard case .serverError(503, let message)? = error else { Issue.record("got \(String(describing: error))"); return }
-            #expect(message == "maintenance (M1)")
+            guard case .serverError(let response)? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(response.status == 503)
+            #expect(error?.serverMessage == "maintenance")
+            #expect(error?.serverCode == "M1")
             #expect(try await server.requests(path: "/flaky").count == 3)
             await api.shutdown()
         }

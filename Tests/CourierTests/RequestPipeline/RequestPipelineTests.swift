@@ -128,6 +128,7 @@ extension RequestPipelineTests {
             switch event {
             case .started(_, let method, let url): "started \(method) \(url)"
             case .attempt(_, let number): "attempt \(number)"
+            case .redirected(_, let status, let url): "redirected \(status) \(url)"
             case .retrying(_, let attempt, let delay, let reason): "retrying \(attempt) \(delay) \(reason)"
             case .finished(_, let status, let attempts, _): "finished \(status) \(attempts)"
             case .failed(_, let error, _, _): "failed \(error)"

@@ -72,7 +72,7 @@ private struct OpaqueCause: Error {}
         #expect(policy.retryableStatusCodes.isEmpty)
         #expect(policy.backoff == .immediate)
         #expect(policy.decide(attempt: 1, status(503)) == .stop)
-        #expect(policy.decide(attempt: 1, .failure(NetworkError.timeout(underlying: nil))) == .stop)
+        #expect(policy.decide(attempt: 1, .failure(NetworkError.timeout(.attempt, underlying: nil))) == .stop)
     }
 
     @Test("aggressive preset: 5 attempts, adds Cloudflare's 520–524, exponential 0.5 s ×1.5")
@@ -216,7 +216,7 @@ private struct OpaqueCause: Error {}
         #expect(policy.decide(attempt: 4, status(503)) == .stop)
         // Even a Retry-After or a retryable transport error does not go past the limit.
         #expect(policy.decide(attempt: 3, status(429, headers: ["Retry-After": "1"])) == .stop)
-        #expect(policy.decide(attempt: 3, .failure(NetworkError.timeout(underlying: nil))) == .stop)
+        #expect(policy.decide(attempt: 3, .failure(NetworkError.timeout(.attempt, underlying: nil))) == .stop)
     }
 
     @Test("non-retryable statuses stop", arguments: [200, 201, 204, 301, 304, 400, 401, 403, 404, 409, 418, 422, 501, 505])
@@ -243,7 +243,7 @@ private struct OpaqueCause: Error {}
     func postNotRetried() {
         let policy = exactPolicy()
         #expect(policy.decide(attempt: 1, status(503), request: makeRequest(.post)) == .stop)
-        #expect(policy.decide(attempt: 1, .failure(.timeout(underlying: nil)), request: makeRequest(.post)) == .stop)
+        #expect(policy.decide(attempt: 1, .failure(.timeout(.attempt, underlying: nil)), request: makeRequest(.post)) == .stop)
         #expect(policy.decide(attempt: 1, .failure(.noConnection(underlying: nil)), request: makeRequest(.post)) == .stop)
     }
 
@@ -259,7 +259,7 @@ private struct OpaqueCause: Error {}
         let policy = exactPolicy()
         let post = makeRequest(.post, headers: ["Idempotency-Key": "8e03978e-40d5-43e8-bc93-6894a57f9324"])
         #expect(policy.decide(attempt: 1, status(503), request: post) == .retry(after: .seconds(1), reason: "status 503"))
-        #expect(policy.decide(attempt: 1, .failure(.timeout(underlying: nil)), request: post)
+        #expect(policy.decide(attempt: 1, .failure(.timeout(.attempt, underlying: nil)), request: post)
             == .retry(after: .seconds(1), reason: "timeout"))
         let patch = makeRequest(.patch, headers: ["idempotency-key": "k1"])
         #expect(policy.decide(attempt: 1, status(503), request: patch) == .retry(after: .seconds(1), reason: "status 503"))
@@ -279,8 +279,8 @@ private struct OpaqueCause: Error {}
     @Test("a timeout is retried")
     func timeoutRetried() {
         let policy = exactPolicy()
-        #expect(policy.decide(attempt: 1, .failure(.timeout(underlying: nil))) == .retry(after: .seconds(1), reason: "timeout"))
-        #expect(policy.decide(attempt: 2, .failure(.timeout(underlying: OpaqueCause())))
+        #expect(policy.decide(attempt: 1, .failure(.timeout(.attempt, underlying: nil))) == .retry(after: .seconds(1), reason: "timeout"))
+        #expect(policy.decide(attempt: 2, .failure(.timeout(.attempt, underlying: OpaqueCause())))
             == .retry(after: .seconds(1), reason: "timeout"))
     }
 
@@ -301,7 +301,7 @@ private struct OpaqueCause: Error {}
             .invalidURL("no host"),
             .invalidRequest("bad header"),
             .responseTooLarge(limit: 10),
-            .unauthorized,
+            .unauthorized(nil),
             .unknown(underlying: nil),
             .componentUnavailable("transport"),
         ])

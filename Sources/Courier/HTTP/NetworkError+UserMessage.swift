@@ -1,0 +1,34 @@
+import Foundation
+
+extension NetworkError {
+    /// A sentence fit to show to an end user, in the user's preferred language when Courier
+    /// has it (English and Spanish built in; see ``UserMessages``).
+    public var userMessage: String { userMessage(using: .preferred) }
+
+    /// A sentence fit to show to an end user, from `messages`.
+    public func userMessage(using messages: UserMessages) -> String {
+        let sentence: String
+        switch self {
+        case .invalidURL, .invalidRequest, .encodingError: sentence = messages.requestNotPrepared
+        case .noConnection: sentence = messages.noConnection
+        case .timeout: sentence = messages.timeout
+        case .unauthorized: sentence = messages.unauthorized
+        case .forbidden: sentence = messages.forbidden
+        case .notFound: sentence = messages.notFound
+        case .conflict: sentence = messages.conflict
+        case .notModified: sentence = messages.notModified
+        case .serverError(let response) where (400..<500).contains(response.status): sentence = messages.refused
+        case .serverError(let response) where response.status >= 500: sentence = messages.serverProblem
+        case .serverError, .invalidResponse, .tooManyRedirects: sentence = messages.unexpectedAnswer
+        case .decodingError: sentence = messages.unreadableResponse
+        case .securityError: sentence = messages.notSecure
+        case .responseTooLarge: sentence = messages.tooLarge
+        case .cancelled: sentence = messages.cancelled
+        case .overloaded, .componentRestarted: sentence = messages.busy
+        case .componentUnavailable: sentence = messages.unavailable
+        case .unknown: sentence = messages.unknown
+        }
+        let status = statusCode.map(String.init) ?? "–"
+        return sentence.replacingOccurrences(of: "{status}", with: status)
+    }
+}
