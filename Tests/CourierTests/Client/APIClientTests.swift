@@ -203,3 +203,56 @@ extension APIClientTests {
         guard case .componentUnavailable("RequestPipeline")? = error else { Issue.record("got \(String(describing: error))"); return }
     }
 }
+
+extension APIClientTests {
+    @Test("a 304 to a conditional request is returned raw and is notModified when decoding")
+    func a304ToAConditionalRequestIsReturnedRawAndIsNotModifiedWhenDecoding() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/users/1", [.status(304, headers: ["ETag": "\"v2\""])])
+            let api = client(server.baseURL)
+            let endpoint = Endpoint<User>(path: "users/1", headers: ["If-None-Match": "\"v1\""])
+            let raw = try await api.data(for: endpoint)
+            #expect(raw.status == 304)
+            #expect(raw.headers["ETag"] == "\"v2\"")
+            let error = await #expect(throws: NetworkError.self) { try await api.send(endpoint) }
+            guard case .notModified(let response)? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(response.headers["ETag"] == "\"v2\"")
+            #expect(try await server.requests(path: "/users/1").first?.header("If-None-Match") == "\"v1\"")
+            await api.shutdown()
+        }
+    }
+
+    @Test("a path segment may contain a slash")
+    func aPathSegmentMayContainASlash() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/files/reports%2F2026.pdf", [.status(204)])
+            try await server.script("/v1/files/a/b", [.status(204)])
+            let api = client(server.baseURL)
+            _ = try await api.data(for: Endpoint<EmptyResponse>(segments: ["files", "reports/2026.pdf"], version: .v1))
+            _ = try await api.data(for: Endpoint<EmptyResponse>(path: "files/a/b", version: .v1))
+            #expect(try await server.requests(path: "/v1/files/reports%2F2026.pdf").count == 1)
+            #expect(try await server.requests(path: "/v1/files/a/b").count == 1)
+            let error = await #expect(throws: NetworkError.self) {
+                try await api.data(for: Endpoint<EmptyResponse>(segments: ["files", ".."]))
+            }
+            guard case .invalidURL? = error else { Issue.record("got \(String(describing: error))"); return }
+            await api.shutdown()
+        }
+    }
+
+    @Test("requests carry Courier's User-Agent unless they set their own")
+    func requestsCarryCouriersUserAgentUnlessTheySetTheirOwn() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/ping", [.status(204)])
+            let api = client(server.baseURL)
+            _ = try await api.data(for: Endpoint<EmptyResponse>(path: "ping"))
+            _ = try await api.data(for: Endpoint<EmptyResponse>(path: "ping", headers: ["User-Agent": "MyApp/2.1"]))
+            let agents = try await server.requests(path: "/ping").map { $0.header("User-Agent") }
+            #expect(agents == [APIClient.Configuration.defaultUserAgent, "MyApp/2.1"])
+            #if os(Linux)
+            #expect(APIClient.Configuration.defaultUserAgent == "Courier/\(APIClient.Configuration.version) (Linux)")
+            #endif
+            await api.shutdown()
+        }
+    }
+}

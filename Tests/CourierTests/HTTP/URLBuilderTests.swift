@@ -203,4 +203,17 @@ import Testing
         let built = try build("https://h/api/", "users/José/posts", [URLQueryItem(name: "q", value: "a b")])
         try HTTPRequest(url: built).validate()
     }
+
+    @Test("segments are encoded whole, a slash included")
+    func segmentsAreEncodedWholeASlashIncluded() throws {
+        let url = try URLBuilder.url(base: testURL("https://h/api"), segments: ["files", "a/b c", "%2F"], trailingSlash: true)
+        #expect(url.absoluteString == "https://h/api/files/a%2Fb%20c/%252F/")
+    }
+
+    @Test("an empty, dot or dot-dot segment is refused", arguments: ["", ".", ".."])
+    func anEmptyDotOrDotDotSegmentIsRefused(segment: String) {
+        #expect(invalidURLMessage { () throws(NetworkError) in
+            try URLBuilder.url(base: testURL("https://h/api"), segments: ["files", segment])
+        } != nil)
+    }
 }

@@ -30,9 +30,13 @@ struct ScriptedResponse: Sendable, Encodable {
 
     /// Send the body one byte every this many seconds.
     var trickle: Double? = nil
+    /// Header fields sent in this order after `headers`; a name may repeat.
+    var headerList: [[String]]? = nil
+    /// Send the body with chunked transfer coding (no `Content-Length`).
+    var chunked: Bool? = nil
 
     private enum CodingKeys: String, CodingKey {
-        case status, headers, body, bodySize, delay, hold, echo, trickle
+        case status, headers, body, bodySize, delay, hold, echo, trickle, headerList, chunked
         case bodyData = "bodyBase64"
     }
 
@@ -63,6 +67,16 @@ struct ScriptedResponse: Sendable, Encodable {
     /// A response whose body is `size` bytes of `x`.
     static func sized(_ size: Int, status: Int = 200, headers: [String: String]? = nil) -> ScriptedResponse {
         ScriptedResponse(status: status, headers: headers, bodySize: size)
+    }
+
+    /// A chunked response whose body is `size` bytes of `x`.
+    static func chunked(_ size: Int, status: Int = 200) -> ScriptedResponse {
+        ScriptedResponse(status: status, bodySize: size, chunked: true)
+    }
+
+    /// A redirect with `status` to `location`.
+    static func redirect(_ status: Int, to location: String) -> ScriptedResponse {
+        ScriptedResponse(status: status, headers: ["Location": location])
     }
 
     /// A response sent only after `seconds`.

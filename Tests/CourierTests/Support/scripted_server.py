@@ -21,6 +21,8 @@ Control API (control requests are never recorded):
 
       {"status": 200,
        "headers": {"Name": "value"},   # optional
+       "headerList": [["Name", "v"]],  # optional: fields sent in order, a
+                                       #   name may repeat (two Set-Cookie)
        "body": "text",                 # optional (UTF-8)
        "bodyBase64": "...",            # optional
        "bodySize": N,                  # optional: N bytes of 'x'
@@ -30,8 +32,11 @@ Control API (control requests are never recorded):
                                        #   goes away
        "echo": true,                   # optional: 200 + JSON description of
                                        #   the request
-       "trickle": 0.1}                 # optional: send the body one byte
+       "trickle": 0.1,                 # optional: send the body one byte
                                        #   every this many seconds
+       "chunked": true}                # optional: send the body chunked
+                                       #   (64 KiB chunks, no Content-Length);
+                                       #   stops if the client goes away
 
 * ``GET /__control/requests[?path=/x]`` -> JSON array of received requests
   ``{"method", "path", "headers": [[name, value], ...], "bodyBase64"}``.
@@ -219,16 +224,28 @@ class Handler(BaseHTTPRequestHandler):
                 break
         return b"".join(chunks)
 
-    def send_body(self, status, body, headers=None, content_type=None, trickle=0):
-        """Sends a complete response; always with Content-Length. With `trickle`, the body
-        goes one byte at a time, `trickle` seconds apart (stopping if the client leaves)."""
+    def send_body(self, status, body, headers=None, content_type=None, trickle=0, header_list=None, chunked=False):
+        """Sends a complete response, with Content-Length unless `chunked`. With `trickle`, the
+        body goes one byte at a time, `trickle` seconds apart (stopping if the client leaves)."""
         self.send_response(status)
         names = set()
-        for name, value in (headers or {}).items():
+        for name, value in list((headers or {}).items()) + [tuple(pair) for pair in (header_list or [])]:
             self.send_header(name, str(value))
             names.add(name.lower())
         if content_type and "content-type" not in names:
             self.send_header("Content-Type", content_type)
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                for start in range(0, len(body), 65536):
+                    chunk = body[start:start + 65536]
+                    self.wfile.write(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True
+            return
         if "content-length" not in names:
             self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -278,7 +295,8 @@ class Handler(BaseHTTPRequestHandler):
         else:
             payload = str(spec.get("body") or "").encode("utf-8")
         trickle = float(spec.get("trickle") or 0)
-        self.send_body(int(spec.get("status", 200)), payload, headers=spec.get("headers"), trickle=trickle)
+        self.send_body(int(spec.get("status", 200)), payload, headers=spec.get("headers"), trickle=trickle,
+                       header_list=spec.get("headerList"), chunked=bool(spec.get("chunked")))
 
     def hold_until_disconnect(self, route):
         """Never answers; returns once the client closes the connection."""
