@@ -1,7 +1,14 @@
 /// The header fields of a request or a response, in order.
 ///
 /// Fields keep the order they were added in, and a name may appear more than once (several
-/// `Set-Cookie` or `Accept` fields). Every lookup compares names ASCII-case-insensitively, as
+/// `Set-Cookie` or `Accept` fields).
+///
+/// What arrives in a response depends on the transport: `InMemoryTransport`,
+/// `ScriptedTransport` and any transport that builds `HTTPHeaders` field by field keep repeated
+/// fields apart; ``URLSessionTransport`` cannot on Linux, where FoundationNetworking hands
+/// over a dictionary with repeated fields already joined by ", " (two `Set-Cookie` fields
+/// arrive as one value, which cannot be split safely because an `Expires` date contains a
+/// comma). Request fields are sent as they are, repeated ones included. Every lookup compares names ASCII-case-insensitively, as
 /// RFC 9110 §5.1 requires, without lowercasing or copying strings; the names themselves are
 /// stored exactly as given.
 ///

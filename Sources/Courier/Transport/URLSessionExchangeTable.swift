@@ -5,10 +5,11 @@ import FoundationNetworking
 
 /// The session delegate: routes URLSession's callbacks to the exchange of each task.
 final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // Invariant: `exchanges` and `sweeping` are read and written only under `lock`.
+    // Invariant: `exchanges`, `sweeping` and `accepted` are read and written only under `lock`.
     private let lock = Lock()
     private var exchanges: [Int: (exchange: URLSessionExchange, task: URLSessionTask, deadline: ContinuousClock.Instant)] = [:]
     private var sweeping = false
+    private var accepted = 0
 
     /// How often the sweeper looks for exchanges past their deadline: the precision of the
     /// whole-exchange timeout. One timer for all exchanges, instead of one per request (a
@@ -72,7 +73,11 @@ final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecke
     /// Bytes past the limit end the exchange at once: the caller gets `responseTooLarge` and
     /// what was received is dropped.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let exchange = exchange(for: dataTask), !exchange.receive(data) else { return }
+        guard let exchange = exchange(for: dataTask) else { return }
+        if exchange.receive(data) {
+            lock.withLock { accepted += data.count }
+            return
+        }
         exchange.abort(.responseTooLarge(limit: exchange.limit))
         dataTask.cancel()
     }
@@ -108,4 +113,7 @@ final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecke
         let exchange = lock.withLock { exchanges.removeValue(forKey: task.taskIdentifier)?.exchange }
         exchange?.complete(error)
     }
+
+    /// Body bytes accepted by every exchange so far: what the size limits let in.
+    var bytesAccepted: Int { lock.withLock { accepted } }
 }

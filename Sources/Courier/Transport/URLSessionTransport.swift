@@ -35,6 +35,10 @@ public final class URLSessionTransport: HTTPTransport {
         self.session = URLSession(configuration: sessionConfiguration, delegate: exchanges, delegateQueue: queue)
     }
 
+    /// Body bytes this transport has accepted, over every exchange (what the size limits let
+    /// in, for tests).
+    var bytesAccepted: Int { exchanges.bytesAccepted }
+
     deinit {
         session.invalidateAndCancel()
     }

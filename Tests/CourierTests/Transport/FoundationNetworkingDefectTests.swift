@@ -94,11 +94,16 @@ import Testing
             }
             guard case .responseTooLarge(limit)? = error else { Issue.record("got \(String(describing: error))"); return }
             if measuring { print("peak RSS grew by \(ProcessMemory.peakKiB - before) KiB") }
+            // Refused at the head: the body's first byte was never kept.
+            #expect(transport.bytesAccepted == 0)
 
             let chunked = await #expect(throws: NetworkError.self) {
                 try await transport.send(HTTPRequest(url: URL(string: "\(server.baseURL)/huge-chunked")!, maximumResponseSize: limit))
             }
             guard case .responseTooLarge(limit)? = chunked else { Issue.record("got \(String(describing: chunked))"); return }
+            // Refused at the chunk that passed the limit: never more than the limit was kept.
+            #expect(transport.bytesAccepted <= limit)
+            if measuring { print("accepted \(transport.bytesAccepted) bytes of a 50 MiB chunked body") }
         }
         guard ProcessInfo.processInfo.environment["COURIER_MEASURE_PEAK_RSS"] == nil else { return }
         let grown = try ProcessMemory.peakGrowthInChildRun(of: "anOversizedBodyIsRefusedWithoutBeingBuffered")
