@@ -1,10 +1,23 @@
 import Courier
 import Foundation
 
+/// The command line.
 struct Options {
+    /// Which path `--profile` runs.
+    enum ProfilePath: String {
+        case pipeline
+        case baseline
+    }
+
     var quick = false
     var jsonPath: String?
     var url: URL?
+    /// `--profile PATH`: run one path only, for callgrind.
+    var profile: ProfilePath?
+    /// `--requests N` (with `--profile`). Default 20,000.
+    var requests = 20_000
+    /// `--concurrency N` (with `--profile`). Default 64.
+    var concurrency = 64
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -21,8 +34,22 @@ struct Options {
                     fail("--url needs an absolute http(s) URL")
                 }
                 options.url = url
+            case "--profile":
+                guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
+                    fail("--profile needs pipeline or baseline")
+                }
+                options.profile = path
+            case "--requests":
+                guard let text = iterator.next(), let count = Int(text), count >= 0 else { fail("--requests needs a count") }
+                options.requests = count
+            case "--concurrency":
+                guard let text = iterator.next(), let count = Int(text), count > 0 else { fail("--concurrency needs a count") }
+                options.concurrency = count
             case "--help", "-h":
-                print("usage: courier-bench [--quick] [--json PATH] [--url URL]")
+                print("""
+                    usage: courier-bench [--quick] [--json PATH] [--url URL]
+                           courier-bench --profile pipeline|baseline [--requests N] [--concurrency N] [--url URL]
+                    """)
                 exit(0)
             default: fail("unknown argument \(argument) (try --help)")
             }

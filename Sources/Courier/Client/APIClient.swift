@@ -16,12 +16,15 @@ public final class APIClient: Sendable {
     private let supervisor: Supervisor
     private let started: Task<Void, Never>
     private let requestEvents = EventBroadcaster<RequestEvent>()
+    /// The base URL checked and split once; every endpoint's URL is built from it.
+    private let base: Result<URLBuilder.Base, NetworkError>
     private let encoder: JSONEncoder
     private let decoder: JSONDecoder
 
     /// Creates a client and starts its components.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        base = Result { () throws(NetworkError) in try URLBuilder.Base(configuration.baseURL) }
         encoder = configuration.json.makeEncoder()
         decoder = configuration.json.makeDecoder()
         let (pipeline, pipelineChild) = RequestPipeline.child(configuration.pipeline, events: requestEvents)
@@ -71,8 +74,7 @@ public final class APIClient: Sendable {
     /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
     func makeRequest<Value>(_ endpoint: Endpoint<Value>) throws(NetworkError) -> HTTPRequest {
         let segments = endpoint.version.map { [$0.rawValue] + endpoint.segments } ?? endpoint.segments
-        let url = try URLBuilder.url(
-            base: configuration.baseURL, segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        let url = try base.get().url(segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
         var request = HTTPRequest(method: endpoint.method, url: url, headers: endpoint.headers)
         if let body = endpoint.body {
             do {

@@ -24,6 +24,17 @@ enum HTTPSyntax {
         !value.utf8.isEmpty && value.utf8.allSatisfy(isTokenByte)
     }
 
+    /// Whether `byte` may appear in a URI scheme (RFC 3986: ALPHA, DIGIT, `+`, `-`, `.`).
+    static func isSchemeByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            return true
+        default:
+            return false
+        }
+    }
+
     /// `byte` with `A`–`Z` mapped to `a`–`z`.
     @inline(__always)
     static func asciiLowercased(_ byte: UInt8) -> UInt8 {
@@ -65,6 +76,8 @@ enum HTTPSyntax {
 
     /// Checks that `url` is an http or https URL with a host; `name` says which URL in the error.
     static func requireHTTPURL(_ url: URL, named name: String) throws(NetworkError) {
+        // The usual case in one pass over the text; the URL's own parser explains a refusal.
+        if let origin = HTTPOrigin(url), origin.isHTTP { return }
         guard let scheme = url.scheme, equalsIgnoringASCIICase(scheme, "http") || equalsIgnoringASCIICase(scheme, "https") else {
             let shown = url.scheme.map { "scheme \(quotedForMessage($0))" } ?? "no scheme"
             throw .invalidURL("\(name) has \(shown); only http and https are supported")

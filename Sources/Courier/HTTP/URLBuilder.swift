@@ -58,31 +58,49 @@ enum URLBuilder {
     /// A segment that is empty, `.` or `..`, or holds a control character, throws
     /// ``NetworkError/invalidURL(_:)``. Otherwise as ``url(base:path:query:)``.
     static func url(base: URL, segments: [String], trailingSlash: Bool = false, query: [URLQueryItem] = []) throws(NetworkError) -> URL {
-        let base = base.absoluteURL
-        try HTTPSyntax.requireHTTPURL(base, named: "the base URL")
-        let baseString = base.absoluteString
-        guard base.fragment == nil, !baseString.utf8.contains(UInt8(ascii: "#")) else {
-            throw .invalidURL("base URL must not have a fragment")
+        try Base(base).url(segments: segments, trailingSlash: trailingSlash, query: query)
+    }
+
+    /// A base URL checked and split once, so that building each request's URL does not parse
+    /// the base again (a client builds every request from the same base).
+    struct Base: Sendable {
+        /// "scheme://authority/path" as written (used when no segment is added).
+        let path: String
+        /// The same without trailing slashes (segments are joined to it with one slash).
+        let prefix: String
+        /// The base's own query, without the "?".
+        let query: String?
+
+        /// Checks `base` as ``URLBuilder/url(base:path:query:)`` describes.
+        init(_ base: URL) throws(NetworkError) {
+            let base = base.absoluteURL
+            try HTTPSyntax.requireHTTPURL(base, named: "the base URL")
+            let text = base.absoluteString
+            guard base.fragment == nil, !text.utf8.contains(UInt8(ascii: "#")) else {
+                throw .invalidURL("base URL must not have a fragment")
+            }
+            var beforeQuery = text[...]
+            if let mark = text.firstIndex(of: "?") {
+                beforeQuery = text[..<mark]
+                query = String(text[text.index(after: mark)...])
+            } else {
+                query = nil
+            }
+            path = String(beforeQuery)
+            while beforeQuery.last == "/" { beforeQuery.removeLast() }
+            prefix = String(beforeQuery)
         }
 
-        // Split the base into "scheme://authority/path" and its query (without the "?").
-        let beforeQuery: Substring
-        let baseQuery: Substring?
-        if let mark = baseString.firstIndex(of: "?") {
-            beforeQuery = baseString[..<mark]
-            baseQuery = baseString[baseString.index(after: mark)...]
-        } else {
-            beforeQuery = baseString[...]
-            baseQuery = nil
+        /// The URL of `segments` (and a trailing slash) and `query` under this base.
+        func url(segments: [String], trailingSlash: Bool = false, query items: [URLQueryItem] = []) throws(NetworkError) -> URL {
+            var result = segments.isEmpty ? path : prefix
+            try URLBuilder.append(segments, to: &result, trailingSlash: trailingSlash)
+            URLBuilder.appendQuery(to: &result, base: query.map { $0[...] }, items: items)
+            guard let url = URL(string: result) else {
+                throw .invalidURL("the built URL could not be parsed")
+            }
+            return url
         }
-
-        var result = try join(base: beforeQuery, segments: segments, trailingSlash: trailingSlash)
-        appendQuery(to: &result, base: baseQuery, items: query)
-
-        guard let url = URL(string: result) else {
-            throw .invalidURL("the built URL could not be parsed")
-        }
-        return url
     }
 
     // MARK: - Implementation
@@ -92,6 +110,10 @@ enum URLBuilder {
     private static func appendPercentEncoded(
         _ text: some Collection<UInt8>, to output: inout String, allowing isAllowed: (UInt8) -> Bool
     ) {
+        if text.allSatisfy(isAllowed) {
+            output += String(decoding: text, as: UTF8.self)
+            return
+        }
         let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count)
@@ -137,9 +159,9 @@ enum URLBuilder {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// `base` (scheme, authority and path, no query) followed by `segments`, each
-    /// percent-encoded whole, following the path rules of ``url(base:path:query:)``.
-    private static func join(base: Substring, segments: [String], trailingSlash: Bool) throws(NetworkError) -> String {
+    /// Appends `segments` to `result` (a base without trailing slashes), each percent-encoded
+    /// whole, following the path rules of ``url(base:path:query:)``.
+    fileprivate static func append(_ segments: [String], to result: inout String, trailingSlash: Bool) throws(NetworkError) {
         for segment in segments {
             if let control = segment.unicodeScalars.first(where: isControl) {
                 let code = String(control.value, radix: 16, uppercase: true)
@@ -151,16 +173,12 @@ enum URLBuilder {
                 throw .invalidURL("path contains a \".\" or \"..\" segment, which would escape the base URL's path")
             }
         }
-        guard !segments.isEmpty else { return String(base) }
-        var trimmed = base
-        while trimmed.last == "/" { trimmed.removeLast() }
-        var result = String(trimmed)
+        guard !segments.isEmpty else { return }
         for segment in segments {
             result += "/"
             appendPercentEncoded(segment.utf8, to: &result, allowing: isAllowedInSegment)
         }
         if trailingSlash { result += "/" }
-        return result
     }
 
     /// The segments of a textual path: split on the byte "/" (not the Character: "/" followed
@@ -170,7 +188,7 @@ enum URLBuilder {
     }
 
     /// Appends the query items (and the base's own query) to `result`.
-    private static func appendQuery(to result: inout String, base: Substring?, items: [URLQueryItem]) {
+    fileprivate static func appendQuery(to result: inout String, base: Substring?, items: [URLQueryItem]) {
         guard !items.isEmpty else {
             if let base { result += "?" + base }
             return

@@ -13,7 +13,11 @@ public struct AuthInterceptor: RequestInterceptor {
     /// (`/auth/login` matches `/v1/auth/login`, not `/auth/login-history`). Matching is by
     /// suffix, so `/health` also matches `/patients/42/health`: that request goes without
     /// credentials and fails with 401 (safe, but name public paths precisely).
-    public var publicPaths: [String]
+    public var publicPaths: [String] {
+        didSet { publicSuffixes = Self.suffixes(publicPaths) }
+    }
+    /// ``publicPaths`` as bytes, without trailing slashes: matched on every request.
+    private var publicSuffixes: [[UInt8]]
     private let token: @Sendable () async throws(NetworkError) -> String?
 
     /// The usual public paths: login, token refresh, health check.
@@ -24,13 +28,15 @@ public struct AuthInterceptor: RequestInterceptor {
         publicPaths: [String] = AuthInterceptor.defaultPublicPaths,
         token: @escaping @Sendable () async throws(NetworkError) -> String?
     ) {
-        self.publicPaths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
+        let paths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
+        self.publicPaths = paths
+        self.publicSuffixes = Self.suffixes(paths)
         self.token = token
     }
 
     /// Adds the bearer token, or lets a public request through untouched.
     public func intercept(_ request: HTTPRequest, context: RequestContext) async throws(NetworkError) -> RequestInterception {
-        guard context.requiresAuth, !isPublic(request.url.path), isForTheClient(request.url, context) else {
+        guard context.requiresAuth, isForTheClient(request.url, context), !isPublic(request.url.path) else {
             return .proceed(request)
         }
         guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
@@ -42,19 +48,25 @@ public struct AuthInterceptor: RequestInterceptor {
     /// Whether `url` has the origin of the client's base URL (any URL, when there is none):
     /// a token is never sent to another host, port or scheme.
     private func isForTheClient(_ url: URL, _ context: RequestContext) -> Bool {
-        guard let baseURL = context.baseURL else { return true }
-        return HTTPOrigin(url) == HTTPOrigin(baseURL)
+        guard let baseOrigin = context.baseOrigin else { return context.baseURL == nil }
+        return HTTPOrigin(url) == baseOrigin
     }
 
     /// Whether `path` is one of ``publicPaths`` (as whole trailing segments).
     public func isPublic(_ path: String) -> Bool {
-        var path = Substring(path)
-        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        var path = Substring(path).utf8
+        while path.count > 1, path.last == UInt8(ascii: "/") { path = path.dropLast() }
         // Every public path starts with "/", so a suffix match ends on a segment boundary.
-        return publicPaths.contains { publicPath in
-            var publicPath = Substring(publicPath)
-            while publicPath.count > 1, publicPath.hasSuffix("/") { publicPath = publicPath.dropLast() }
-            return path.hasSuffix(publicPath)
+        return publicSuffixes.contains { suffix in
+            path.count >= suffix.count && path.suffix(suffix.count).elementsEqual(suffix)
+        }
+    }
+
+    private static func suffixes(_ paths: [String]) -> [[UInt8]] {
+        paths.map { path in
+            var bytes = Array(path.utf8)
+            while bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+            return bytes
         }
     }
 }

@@ -12,6 +12,8 @@ public struct RequestContext: Sendable {
     public let baseURL: URL?
     /// The client's logger, if it has one.
     public let logger: (any NetworkLogger)?
+    /// The origin of ``baseURL``, worked out once per client rather than once per request.
+    let baseOrigin: HTTPOrigin?
 
     /// Creates a context (interceptor tests build their own).
     public init(
@@ -21,6 +23,17 @@ public struct RequestContext: Sendable {
         self.attempt = attempt
         self.requiresAuth = requiresAuth
         self.baseURL = baseURL
+        self.baseOrigin = baseURL.flatMap(HTTPOrigin.init)
+        self.logger = logger
+    }
+
+    /// A context whose base origin is already known (the pipeline's, per attempt).
+    init(id: RequestID, attempt: Int, requiresAuth: Bool, baseURL: URL?, baseOrigin: HTTPOrigin?, logger: (any NetworkLogger)?) {
+        self.id = id
+        self.attempt = attempt
+        self.requiresAuth = requiresAuth
+        self.baseURL = baseURL
+        self.baseOrigin = baseOrigin
         self.logger = logger
     }
 }

@@ -28,9 +28,10 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
 
     /// Lets HTTPS through, and plain HTTP only to loopback or an allowed host.
     public func intercept(_ request: HTTPRequest, context: RequestContext) throws(NetworkError) -> RequestInterception {
-        let scheme = request.url.scheme?.lowercased()
-        if scheme == "https" { return .proceed(request) }
-        let host = request.url.host?.lowercased() ?? ""
+        let origin = HTTPOrigin(request.url)
+        if origin?.scheme == "https" { return .proceed(request) }
+        let scheme = origin?.scheme ?? request.url.scheme?.lowercased()
+        let host = origin?.host ?? request.url.host?.lowercased() ?? ""
         let allowed = Self.isLoopback(host) || insecureHostsAllowed.contains { $0.lowercased() == host }
         guard scheme == "http", allowed else {
             throw .securityError("refused plain \(scheme ?? "schemeless") request to \(host.isEmpty ? "an unknown host" : host): HTTPS is required")

@@ -14,6 +14,7 @@ struct RequestExecution: Sendable {
     /// Judges every redirect target as it judged the first URL (plain HTTP only to loopback…).
     let security: SecurityGuard?
     let baseURL: URL?
+    let baseOrigin: HTTPOrigin?
     let clock: any TimeSource
     let random: any RandomSource
     let logger: (any NetworkLogger)?
@@ -30,6 +31,7 @@ struct RequestExecution: Sendable {
         redirects = configuration.redirects
         security = configuration.security
         baseURL = configuration.baseURL
+        baseOrigin = configuration.baseURL.flatMap(HTTPOrigin.init)
         clock = configuration.clock
         random = configuration.random
         logger = configuration.logger
@@ -105,7 +107,8 @@ struct RequestExecution: Sendable {
     /// how the attempt ended.
     private func attempt(_ pending: PendingRequest, number: Int, publishing: Bool) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
         let context = RequestContext(
-            id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: baseURL, logger: logger)
+            id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: baseURL, baseOrigin: baseOrigin,
+            logger: logger)
         // The attempt ends at its timeout or at the request's deadline, whichever comes first;
         // a timeout says which.
         let attemptEnd = clock.now + pending.attemptTimeout

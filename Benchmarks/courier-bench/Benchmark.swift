@@ -1,0 +1,89 @@
+import Courier
+import CourierTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The throughput/latency benchmark: every scenario measures the raw path (the transport called
+/// directly, plus the same JSON decode) and Courier's path in interleaved rounds, so the ratio is
+/// what to read on a shared, noisy machine.
+final class Benchmark {
+    let options: Options
+    private var rows: [Row] = []
+
+    init(options: Options) {
+        self.options = options
+    }
+
+    /// Prints one result line and keeps it for `--json`.
+        func report(_ name: String, _ transport: String, _ concurrency: Int, _ measured: Measurement, baseline: Measurement, messages: Double) {
+        let row = Row(
+            name: name, transport: transport, concurrency: concurrency, requests: measured.requests,
+            requestsPerSecond: measured.requestsPerSecond, baselineRequestsPerSecond: baseline.requestsPerSecond,
+            p50Micros: measured.percentileMicros(0.5), p90Micros: measured.percentileMicros(0.9),
+            p99Micros: measured.percentileMicros(0.99), messagesPerRequest: messages, peakRSSMiB: ProcessMemory.peakResidentMiB,
+            cpuMicrosPerRequest: measured.cpuMicrosPerRequest, baselineCpuMicrosPerRequest: baseline.cpuMicrosPerRequest,
+            contextSwitchesPerRequest: measured.contextSwitchesPerRequest)
+        rows.append(row)
+        let columns = String(
+            format: " %6d %9d %10.0f %10.0f %6.2f %9.1f %9.1f %9.1f %8.2f %8.1f %6.2f %6.1f",
+            row.concurrency, row.requests, row.requestsPerSecond, row.baselineRequestsPerSecond,
+            row.requestsPerSecond / row.baselineRequestsPerSecond, row.p50Micros, row.p90Micros, row.p99Micros,
+            row.messagesPerRequest, row.cpuMicrosPerRequest, row.cpuMicrosPerRequest / row.baselineCpuMicrosPerRequest,
+            row.contextSwitchesPerRequest)
+        print(row.name.padding(toLength: 18, withPad: " ", startingAt: 0) + columns
+              + (measured.failures > 0 ? "  (\(measured.failures) failed)" : ""))
+    }
+
+    func run() async {
+        let scenario = Scenario(url: options.url)
+        let transportName = scenario.transportName
+        let (raw, piped, client) = (scenario.raw, scenario.piped, scenario.client)
+        let requestsPerScenario = options.url == nil ? (options.quick ? 20_000 : 200_000) : (options.quick ? 1_000 : 10_000)
+
+        print("courier-bench: \(transportName) transport, \(requestsPerScenario) requests per scenario, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print("baseline: the same transport called directly + JSON decode; pipeline: APIClient.send (security guard + auth + decode)")
+        print("cpu: CPU time of the whole process per request, and its ratio to the baseline's (steadier than req/s); csw: context switches per request")
+        print("name                 conc  requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs msgs/req   cpu µs  ratio    csw")
+
+        for concurrency in [1, 16, 64, 256] {
+            let warmup = max(requestsPerScenario / 10, 100)
+            _ = await measure(requests: warmup, concurrency: concurrency, raw)
+            _ = await measure(requests: warmup, concurrency: concurrency, piped)
+            let paths = [raw, piped] + (scenario.transportOnly.map { [$0] } ?? [])
+            let before = (try? await client.pipelineStats().messagesHandled) ?? 0
+            let results = await measureInterleaved(requests: requestsPerScenario, concurrency: concurrency, rounds: 6, paths)
+            let after = (try? await client.pipelineStats().messagesHandled) ?? 0
+            // `after` counts the stats ask that read it; it is not part of the requests.
+            let messages = Double(after - before - 1) / Double(results[1].requests)
+            report("baseline", transportName, concurrency, results[0], baseline: results[0], messages: 0)
+            report("pipeline", transportName, concurrency, results[1], baseline: results[0], messages: messages)
+            if results.count > 2 {
+                report("transport", transportName, concurrency, results[2], baseline: results[0], messages: 0)
+            }
+        }
+        await client.shutdown()
+
+        // What one message costs in this runtime (tell: one enqueue + handle; ask: a round trip).
+        let runtime = await RuntimeCosts.measure(messages: options.quick ? 200_000 : 2_000_000)
+        print(String(format: "runtime: %.0f ns per tell, %.0f ns per ask (one sender, release build)", runtime.tellNanos, runtime.askNanos))
+        print(String(format: "peak RSS %.1f MiB", ProcessMemory.peakResidentMiB))
+
+        if let jsonPath = options.jsonPath {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            struct Output: Encodable {
+                let scenarios: [Row]
+                let tellNanos: Double
+                let askNanos: Double
+            }
+            do {
+                let output = Output(scenarios: rows, tellNanos: runtime.tellNanos, askNanos: runtime.askNanos)
+                try encoder.encode(output).write(to: URL(fileURLWithPath: jsonPath))
+            } catch {
+                fail("could not write \(jsonPath): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+// courier-bench: throughput and latency of Courier's request path, measured in the same run
+// as a baseline (the same transport called directly, plus the same JSON decode), so the ratio
+// is what to read on a shared, noisy machine.
+//
+//     swift run -c release courier-bench            # in-memory transport (the embedded default)
+//     swift run -c release courier-bench --quick    # a short run (CI)
+//     swift run -c release courier-bench --url http://127.0.0.1:8089/v1/users/42
+//     swift run -c release courier-bench --json results.json
+//     valgrind --tool=callgrind .build/release/courier-bench --profile pipeline --requests 20000
+//
+// The entry point is synchronous (valgrind 3.19 crashes on Swift's async `main`): the async
+// work runs in a task while the main thread waits for it.
+@main
+enum CourierBench {
+    static func main() {
+        let options = Options.parse(CommandLine.arguments)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            if let path = options.profile {
+                await Profile(options: options, path: path).run()
+            } else {
+                await Benchmark(options: options).run()
+            }
+            done.signal()
+        }
+        done.wait()
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// One path, one concurrency, a given number of requests, and nothing else: what to run under
+/// `valgrind --tool=callgrind` to count instructions per request (steady whatever the machine's
+/// load). Warm-up requests run first; callgrind's totals include them, so subtract a run with
+/// `--requests 0` (warm-up only) to get the cost of the measured requests alone.
+struct Profile {
+    let options: Options
+    let path: Options.ProfilePath
+
+    func run() async {
+        let scenario = Scenario(url: options.url)
+        let operation = path == .pipeline ? scenario.piped : scenario.raw
+        _ = await measure(requests: 1_000, concurrency: options.concurrency, operation)
+        let before = (try? await scenario.client.pipelineStats().messagesHandled) ?? 0
+        let result = await measure(requests: options.requests, concurrency: options.concurrency, operation)
+        let after = (try? await scenario.client.pipelineStats().messagesHandled) ?? 0
+        await scenario.client.shutdown()
+        let messages = options.requests > 0 ? Double(after - before - 1) / Double(options.requests) : 0
+        print(String(
+            format: "profile: %@ path, %d requests at concurrency %d (+1000 warm-up), %d failed, %.2f msgs/req",
+            path.rawValue, options.requests, options.concurrency, result.failures, messages))
+    }
+}

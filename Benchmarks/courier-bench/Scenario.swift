@@ -1,0 +1,74 @@
+import Courier
+import CourierTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What one benchmark run measures: the raw path (the baseline: the transport called directly,
+/// plus the same JSON decode), Courier's path (`APIClient.send` with the security guard and
+/// auth on: the cache-miss path), and over URLSession the transport alone.
+struct Scenario: Sendable {
+    /// `in-memory` or `urlsession`.
+    let transportName: String
+    let raw: @Sendable () async throws -> Void
+    let piped: @Sendable () async throws -> Void
+    /// Over URLSession, `URLSessionTransport` alone: splits the transport's cost from the pipeline's.
+    let transportOnly: (@Sendable () async throws -> Void)?
+    let client: APIClient
+
+    /// The paths for `url` (a real server over URLSession), or the embedded in-memory server.
+    init(url: URL?) {
+        let decoder = JSONDecoder()
+        let token = "bench-token"
+        // The header fields the pipeline adds to each request (Accept by the facade, Authorization
+        // by the auth interceptor); the URLSession baselines send them too, so all paths send the
+        // same bytes.
+        let sentHeaders: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer \(token)"]
+        let transport: any HTTPTransport
+        let baseURL: URL
+        let path: String
+        var query: [URLQueryItem] = []
+        if let url {
+            transportName = "urlsession"
+            transport = URLSessionTransport()
+            let session = URLSession(configuration: .ephemeral)
+            var rawRequest = URLRequest(url: url)
+            for field in sentHeaders { rawRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+            raw = { [rawRequest] in
+                let (data, _) = try await session.data(for: rawRequest)
+                _ = try decoder.decode(User.self, from: data)
+            }
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+            path = components.path
+            query = components.queryItems ?? []
+            components.path = ""
+            components.query = nil
+            baseURL = components.url!
+            let request = HTTPRequest(url: url, headers: sentHeaders)
+            transportOnly = { _ = try decoder.decode(User.self, from: try await transport.send(request).body) }
+        } else {
+            transportName = "in-memory"
+            let inMemory = InMemoryTransport(always: HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: sampleBody))
+            transport = inMemory
+            let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/users/42")!)
+            raw = {
+                let response = try await inMemory.send(request)
+                _ = try decoder.decode(User.self, from: response.body)
+            }
+            baseURL = URL(string: "https://api.example.com")!
+            path = "/v1/users/42"
+            transportOnly = nil
+        }
+        let client = APIClient(configuration: .init(
+            baseURL: baseURL,
+            transport: transport,
+            auth: AuthInterceptor { token },
+            retryPolicy: .never,
+            limits: .init(maxConcurrentRequests: 256)
+        ))
+        self.client = client
+        let endpoint = Endpoint<User>(path: path, query: query)
+        piped = { _ = try await client.send(endpoint).value }
+    }
+}
