@@ -22,44 +22,81 @@ struct HTTPOrigin: Hashable, Sendable {
 
     /// The origin of an absolute URL's text, or `nil` if it has no `scheme://host`.
     init?(_ text: String) {
-        let bytes = text.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let scheme = bytes[..<colon]
-        guard !scheme.isEmpty, scheme.allSatisfy({ HTTPSyntax.isSchemeByte($0) }) else { return nil }
-        var cursor = bytes.index(after: colon)
-        for _ in 0..<2 {
-            guard cursor < bytes.endIndex, bytes[cursor] == UInt8(ascii: "/") else { return nil }
-            cursor = bytes.index(after: cursor)
+        var text = text
+        guard let origin = text.withUTF8({ Self.parse($0) }) else { return nil }
+        self = origin
+    }
+
+    private init(scheme: String, host: String, port: Int) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+    }
+
+    /// One pass over the bytes, with integer indices (no generic collection code).
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPOrigin? {
+        let count = bytes.count
+        var colon = 0
+        while colon < count, bytes[colon] != UInt8(ascii: ":") {
+            guard HTTPSyntax.isSchemeByte(bytes[colon]) else { return nil }
+            colon += 1
         }
-        let authorityEnd = bytes[cursor...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? bytes.endIndex
-        var authority = bytes[cursor..<authorityEnd]
-        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
-        var hostPart = authority
-        var portPart: Substring.UTF8View.SubSequence?
-        if authority.first == UInt8(ascii: "[") {
-            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
-            hostPart = authority[authority.index(after: authority.startIndex)..<close]
-            let afterClose = authority.index(after: close)
-            if afterClose < authority.endIndex {
-                guard authority[afterClose] == UInt8(ascii: ":") else { return nil }
-                portPart = authority[authority.index(after: afterClose)...]
+        guard colon > 0, colon + 2 < count, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/") else {
+            return nil
+        }
+        let authorityStart = colon + 3
+        var authorityEnd = authorityStart
+        var hostStart = authorityStart
+        while authorityEnd < count {
+            let byte = bytes[authorityEnd]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "@") { hostStart = authorityEnd + 1 }
+            authorityEnd += 1
+        }
+        var hostEnd = authorityEnd
+        var portStart = authorityEnd
+        if hostStart < authorityEnd, bytes[hostStart] == UInt8(ascii: "[") {
+            var close = hostStart + 1
+            while close < authorityEnd, bytes[close] != UInt8(ascii: "]") { close += 1 }
+            guard close < authorityEnd else { return nil }
+            if close + 1 < authorityEnd {
+                guard bytes[close + 1] == UInt8(ascii: ":") else { return nil }
+                portStart = close + 2
             }
-        } else if let portColon = authority.lastIndex(of: UInt8(ascii: ":")) {
-            hostPart = authority[..<portColon]
-            portPart = authority[authority.index(after: portColon)...]
-        }
-        guard !hostPart.isEmpty else { return nil }
-        self.scheme = String(decoding: scheme.map(HTTPSyntax.asciiLowercased), as: UTF8.self)
-        self.host = String(decoding: hostPart.map(HTTPSyntax.asciiLowercased), as: UTF8.self)
-        if let portPart, !portPart.isEmpty {
-            guard portPart.count <= 5, portPart.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                  let port = Int(String(decoding: portPart, as: UTF8.self)), port <= 65_535
-            else { return nil }
-            self.port = port
+            hostStart += 1
+            hostEnd = close
         } else {
-            self.port = self.scheme == "https" ? 443 : self.scheme == "http" ? 80 : -1
+            var index = authorityEnd
+            while index > hostStart {
+                index -= 1
+                if bytes[index] == UInt8(ascii: ":") {
+                    hostEnd = index
+                    portStart = index + 1
+                    break
+                }
+            }
         }
+        guard hostEnd > hostStart else { return nil }
+        let scheme = String(unsafeUninitializedCapacity: colon) { buffer in
+            for index in 0..<colon { buffer[index] = HTTPSyntax.asciiLowercased(bytes[index]) }
+            return colon
+        }
+        let host = String(unsafeUninitializedCapacity: hostEnd - hostStart) { buffer in
+            for index in hostStart..<hostEnd { buffer[index - hostStart] = HTTPSyntax.asciiLowercased(bytes[index]) }
+            return hostEnd - hostStart
+        }
+        var port = scheme == "https" ? 443 : scheme == "http" ? 80 : -1
+        if portStart < authorityEnd {
+            guard authorityEnd - portStart <= 5 else { return nil }
+            port = 0
+            for index in portStart..<authorityEnd {
+                let byte = bytes[index]
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                port = port * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            guard port <= 65_535 else { return nil }
+        }
+        return HTTPOrigin(scheme: scheme, host: host, port: port)
     }
 
     /// Whether the scheme is `http` or `https`.
