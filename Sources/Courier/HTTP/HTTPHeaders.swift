@@ -141,22 +141,46 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// This runs for every request: it scans UTF-8 bytes and allocates nothing when the fields
     /// are valid.
     public func validate() throws(NetworkError) {
-        for field in fields {
-            if field.name.utf8.isEmpty {
-                throw .invalidRequest("header name is empty")
+        for field in fields where !Self.isValid(field) {
+            try Self.explainInvalid(field)
+        }
+    }
+
+    /// The fast check, on contiguous UTF-8 with integer indices: a valid field allocates and
+    /// calls nothing.
+    private static func isValid(_ field: Field) -> Bool {
+        var name = field.name, value = field.value
+        let nameIsToken = name.withUTF8 { bytes in
+            guard !bytes.isEmpty else { return false }
+            for index in 0..<bytes.count where !HTTPSyntax.isTokenByte(bytes[index]) { return false }
+            return true
+        }
+        guard nameIsToken else { return false }
+        return value.withUTF8 { bytes in
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                if byte == 0x0D || byte == 0x0A || byte == 0x00 { return false }
             }
-            if let bad = field.name.utf8.first(where: { !HTTPSyntax.isTokenByte($0) }) {
-                throw .invalidRequest(
-                    "header name \(HTTPSyntax.quotedForMessage(field.name)) is not a valid token: "
-                        + "contains \(HTTPSyntax.describe(byte: bad))"
-                )
-            }
-            if let bad = field.value.utf8.first(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
-                throw .invalidRequest(
-                    "header \(HTTPSyntax.quotedForMessage(field.name)) has a value containing "
-                        + "\(HTTPSyntax.describe(byte: bad)); header values must not contain CR, LF or NUL"
-                )
-            }
+            return true
+        }
+    }
+
+    /// Throws the error that says what is wrong with an invalid `field`.
+    private static func explainInvalid(_ field: Field) throws(NetworkError) {
+        if field.name.utf8.isEmpty {
+            throw .invalidRequest("header name is empty")
+        }
+        if let bad = field.name.utf8.first(where: { !HTTPSyntax.isTokenByte($0) }) {
+            throw .invalidRequest(
+                "header name \(HTTPSyntax.quotedForMessage(field.name)) is not a valid token: "
+                    + "contains \(HTTPSyntax.describe(byte: bad))"
+            )
+        }
+        if let bad = field.value.utf8.first(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            throw .invalidRequest(
+                "header \(HTTPSyntax.quotedForMessage(field.name)) has a value containing "
+                    + "\(HTTPSyntax.describe(byte: bad)); header values must not contain CR, LF or NUL"
+            )
         }
     }
 

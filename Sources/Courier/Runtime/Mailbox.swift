@@ -45,7 +45,7 @@ package final class Mailbox<Message: Sendable>: Sendable {
     ///   ``RuntimeError/componentUnavailable(_:)`` if the mailbox is or becomes closed.
     package func ask<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws -> Value {
         do {
-            return try await withCheckedThrowingContinuation { continuation in
+            return try await withUnsafeThrowingContinuation { continuation in
                 // If the mailbox is closed the envelope is dropped here, and with it the
                 // handle, which answers `replyDropped`.
                 _ = deliver(.message(makeMessage(Reply(continuation))))

@@ -8,11 +8,12 @@
 ///   ``RuntimeError/componentRestarted(_:)`` or ``RuntimeError/componentUnavailable(_:)``.
 package final class Reply<Value: Sendable>: @unchecked Sendable {
     // Invariant: `continuation` is read and cleared only under `lock`; whoever clears it
-    // resumes it, outside the lock, so it is resumed exactly once.
+    // resumes it, outside the lock, so it is resumed exactly once (which is what makes an
+    // unsafe continuation safe here: the checked one's extra allocation buys nothing).
     private let lock = Lock()
-    private var continuation: CheckedContinuation<Value, any Error>?
+    private var continuation: UnsafeContinuation<Value, any Error>?
 
-    init(_ continuation: CheckedContinuation<Value, any Error>) {
+    init(_ continuation: UnsafeContinuation<Value, any Error>) {
         self.continuation = continuation
     }
 
@@ -53,7 +54,7 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
     /// Whether the asker has been answered.
     package var isAnswered: Bool { lock.withLock { continuation == nil } }
 
-    private func take() -> CheckedContinuation<Value, any Error>? {
+    private func take() -> UnsafeContinuation<Value, any Error>? {
         lock.withLock {
             defer { continuation = nil }
             return continuation

@@ -66,7 +66,7 @@ extension Reply {
     static func detached() async -> Reply<Value> {
         await withCheckedContinuation { (made: CheckedContinuation<Reply<Value>, Never>) in
             Task.detached {
-                _ = try? await withCheckedThrowingContinuation { (asker: CheckedContinuation<Value, any Error>) in
+                _ = try? await withUnsafeThrowingContinuation { (asker: UnsafeContinuation<Value, any Error>) in
                     made.resume(returning: Reply(asker))
                 }
             }

@@ -14,7 +14,7 @@ import Testing
             let racers = Locked<[Task<Bool, Never>]>([])
             let outcome: String
             do {
-                let value: Int = try await withCheckedThrowingContinuation { continuation in
+                let value: Int = try await withUnsafeThrowingContinuation { continuation in
                     let reply = Reply<Int>(continuation)
                     racers.withLock { racers in
                         racers.append(Task.detached { reply.succeed(round) })
@@ -40,7 +40,7 @@ import Testing
     @Test("a dropped handle answers the asker")
     func aDroppedHandleAnswersTheAsker() async {
         await #expect(throws: RuntimeError.replyDropped) {
-            let _: Int = try await withCheckedThrowingContinuation { continuation in
+            let _: Int = try await withUnsafeThrowingContinuation { continuation in
                 _ = Reply<Int>(continuation)
             }
         }
@@ -48,7 +48,7 @@ import Testing
 
     @Test("later answers are ignored")
     func laterAnswersAreIgnored() async throws {
-        let value: Int = try await withCheckedThrowingContinuation { continuation in
+        let value: Int = try await withUnsafeThrowingContinuation { continuation in
             let reply = Reply<Int>(continuation)
             #expect(reply.succeed(1))
             #expect(!reply.succeed(2))
