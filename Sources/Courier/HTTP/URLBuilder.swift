@@ -154,16 +154,27 @@ enum URLBuilder {
         }
     }
 
-    /// Whether `scalar` is a control character: C0 (U+0000–U+001F), DEL or C1 (U+0080–U+009F).
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
-
     /// Appends `segments` to `result` (a base without trailing slashes), each percent-encoded
     /// whole, following the path rules of ``url(base:path:query:)``.
     fileprivate static func append(_ segments: [String], to result: inout String, trailingSlash: Bool) throws(NetworkError) {
         for segment in segments {
-            if let control = segment.unicodeScalars.first(where: isControl) {
+            var segment = segment
+            // One pass over the bytes: refuse a control character, and see whether the segment
+            // needs any encoding at all (most do not).
+            let scan = segment.withUTF8 { bytes -> (control: Unicode.Scalar?, plain: Bool) in
+                var plain = true
+                for index in 0..<bytes.count {
+                    let byte = bytes[index]
+                    if byte < 0x20 || byte == 0x7F { return (Unicode.Scalar(byte), false) }
+                    // C1 controls (U+0080–U+009F) are 0xC2 0x80–0x9F in UTF-8.
+                    if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                        return (Unicode.Scalar(bytes[index + 1]), false)
+                    }
+                    if plain, !isAllowedInSegment(byte) { plain = false }
+                }
+                return (nil, plain)
+            }
+            if let control = scan.control {
                 let code = String(control.value, radix: 16, uppercase: true)
                 let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
                 throw .invalidURL("path contains the control character U+\(padded)")
@@ -172,13 +183,14 @@ enum URLBuilder {
             if segment == "." || segment == ".." {
                 throw .invalidURL("path contains a \".\" or \"..\" segment, which would escape the base URL's path")
             }
-        }
-        guard !segments.isEmpty else { return }
-        for segment in segments {
             result += "/"
-            appendPercentEncoded(segment.utf8, to: &result, allowing: isAllowedInSegment)
+            if scan.plain {
+                result += segment
+            } else {
+                appendPercentEncoded(segment.utf8, to: &result, allowing: isAllowedInSegment)
+            }
         }
-        if trailingSlash { result += "/" }
+        if trailingSlash, !segments.isEmpty { result += "/" }
     }
 
     /// The segments of a textual path: split on the byte "/" (not the Character: "/" followed

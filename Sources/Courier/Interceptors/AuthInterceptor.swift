@@ -36,7 +36,7 @@ public struct AuthInterceptor: RequestInterceptor {
 
     /// Adds the bearer token, or lets a public request through untouched.
     public func intercept(_ request: HTTPRequest, context: RequestContext) async throws(NetworkError) -> RequestInterception {
-        guard context.requiresAuth, isForTheClient(request.url, context), !isPublic(request.url.path) else {
+        guard context.requiresAuth, isForTheClient(request.url, context), !isPublic(pathOf: request.url) else {
             return .proceed(request)
         }
         guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
@@ -54,7 +54,27 @@ public struct AuthInterceptor: RequestInterceptor {
 
     /// Whether `path` is one of ``publicPaths`` (as whole trailing segments).
     public func isPublic(_ path: String) -> Bool {
-        var path = Substring(path).utf8
+        isPublic(Substring(path).utf8)
+    }
+
+    /// Whether the path of `url`, as written (percent-encoding kept), is public: read from the
+    /// URL's text, since `URL.path` parses the URL again on Linux.
+    private func isPublic(pathOf url: URL) -> Bool {
+        let text = url.absoluteString.utf8
+        // The path starts at the first "/" after "scheme://" and ends at "?" or "#".
+        guard let schemeEnd = text.firstIndex(of: UInt8(ascii: ":")),
+              let authority = text.index(schemeEnd, offsetBy: 3, limitedBy: text.endIndex) else {
+            return isPublic(url.path)
+        }
+        let rest = text[authority...]
+        guard let start = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }),
+              rest[start] == UInt8(ascii: "/") else { return isPublic("/") }
+        let end = rest[start...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
+        return isPublic(Substring(rest[start..<end]).utf8)
+    }
+
+    private func isPublic(_ path: Substring.UTF8View) -> Bool {
+        var path = path
         while path.count > 1, path.last == UInt8(ascii: "/") { path = path.dropLast() }
         // Every public path starts with "/", so a suffix match ends on a segment boundary.
         return publicSuffixes.contains { suffix in
