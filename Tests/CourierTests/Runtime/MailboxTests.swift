@@ -85,4 +85,70 @@ import Testing
         mailbox.close()
         try await loop.value
     }
+
+    @Test("messages a failing instance took in its batch go to the next instance, in order")
+    func messagesAFailingInstanceTookInItsBatchGoToTheNextInstanceInOrder() async throws {
+        let log = ProbeLog()
+        let box = Mailbox<Probe.Message>(name: "p")
+        // Queued before anyone consumes: the first instance takes all five in one batch.
+        for note in ["a", "b"] { try box.send(.note(note)) }
+        try box.send(.crash(nil))
+        for note in ["c", "d"] { try box.send(.note(note)) }
+        let first = Probe(name: "one", log: log)
+        await #expect(throws: InjectedFailure.self) { try await first.run(box, incarnation: 1) }
+        let second = Probe(name: "two", log: log)
+        let running = Task { try await second.run(box, incarnation: 2) }
+        #expect(try await box.ask { .echo(9, $0) } == 9)
+        box.close()
+        try await running.value
+        #expect(log.all == ["init(one)", "one:a", "one:b", "one:crash", "init(two)", "two:c", "two:d", "two:9"])
+    }
+
+    @Test("a stop marker hands the rest of the batch to the next instance")
+    func aStopMarkerHandsTheRestOfTheBatchToTheNextInstance() async throws {
+        let log = ProbeLog()
+        let box = Mailbox<Probe.Message>(name: "p")
+        try box.send(.note("a"))
+        box.requestStop(incarnation: 1)
+        try box.send(.note("b"))
+        try await Probe(name: "one", log: log).run(box, incarnation: 1)
+        box.close()
+        try await Probe(name: "two", log: log).run(box, incarnation: 2)
+        #expect(log.all == ["init(one)", "one:a", "init(two)", "two:b"])
+    }
+
+    @Test("cancelling the consumer ends its wait but not the mailbox")
+    func cancellingTheConsumerEndsItsWaitButNotTheMailbox() async throws {
+        let log = ProbeLog()
+        let box = Mailbox<Probe.Message>(name: "p")
+        let waiting = Task { try await Probe(name: "one", log: log).run(box, incarnation: 1) }
+        await waitUntil { log.all == ["init(one)"] }
+        waiting.cancel()
+        try await waiting.value
+        #expect(!box.isClosed)
+        try box.send(.note("after"))
+        box.close()
+        try await Probe(name: "two", log: log).run(box, incarnation: 2)
+        #expect(log.all.suffix(2) == ["init(two)", "two:after"])
+    }
+
+    @Test("many senders' messages arrive in each sender's order")
+    func manySendersMessagesArriveInEachSendersOrder() async throws {
+        let box = Mailbox<Probe.Message>(name: "p")
+        let log = ProbeLog()
+        let consumer = Task { try await Probe(name: "c", log: log).run(box, incarnation: 1) }
+        await withTaskGroup(of: Void.self) { group in
+            for sender in 0..<8 {
+                group.addTask { for index in 0..<500 { try? box.send(.note("\(sender)-\(index)")) } }
+            }
+        }
+        box.close()
+        try await consumer.value
+        let notes = log.all.dropFirst()
+        #expect(notes.count == 4_000)
+        for sender in 0..<8 {
+            let mine = notes.filter { $0.hasPrefix("c:\(sender)-") }
+            #expect(mine == (0..<500).map { "c:\(sender)-\($0)" })
+        }
+    }
 }
