@@ -76,6 +76,8 @@ public final class APIClient: Sendable {
         let segments = endpoint.version.map { [$0.rawValue] + endpoint.segments } ?? endpoint.segments
         let url = try base.get().url(segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
         var request = HTTPRequest(method: endpoint.method, url: url, headers: endpoint.headers)
+        // Room for what Courier adds (Content-Type, Accept, User-Agent, Authorization).
+        request.headers.reserveCapacity(request.headers.count + 4)
         if let body = endpoint.body {
             do {
                 request.body = try encoder.encode(body)

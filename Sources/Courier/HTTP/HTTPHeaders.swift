@@ -113,6 +113,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.contains { HTTPSyntax.equalsIgnoringASCIICase($0.name, name) }
     }
 
+    /// Makes room for `count` fields in all, so that adding them one by one does not reallocate.
+    mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// The number of fields, counting each repetition of a name.
     public var count: Int { fields.count }
 

@@ -45,8 +45,8 @@ struct RequestExecution: Sendable {
     /// the caller or an observer of the final event sends next reaches the pipeline after it,
     /// and sees the slot freed.
     func run(_ pending: PendingRequest) async {
-        let started = clock.now
         let publishing = events.hasSubscribers
+        let started = publishing ? clock.now : .zero
         if publishing {
             events.publish(.started(pending.id, method: pending.request.method, url: redaction.url(pending.request.url)))
         }
@@ -75,11 +75,12 @@ struct RequestExecution: Sendable {
         let policy = pending.retryPolicy
         var attempt = 1
         while true {
-            let remaining = pending.deadline - clock.now
+            let now = clock.now
+            let remaining = pending.deadline - now
             guard remaining > .zero else { return (.failure(.timeout(.request, underlying: nil)), attempt - 1) }
             if publishing { events.publish(.attempt(pending.id, number: attempt)) }
 
-            let (sent, outcome) = await self.attempt(pending, number: attempt, publishing: publishing)
+            let (sent, outcome) = await self.attempt(pending, number: attempt, startingAt: now, publishing: publishing)
             if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt) }
 
             // A success is final: skip the retry decision (and its clock and random reads).
@@ -105,13 +106,15 @@ struct RequestExecution: Sendable {
     /// One attempt: the request interceptors, one transport exchange and the redirects
     /// followed after it, then the response interceptors. Returns the request as last sent, and
     /// how the attempt ended.
-    private func attempt(_ pending: PendingRequest, number: Int, publishing: Bool) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
+    private func attempt(
+        _ pending: PendingRequest, number: Int, startingAt now: Duration, publishing: Bool
+    ) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
         let context = RequestContext(
             id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: baseURL, baseOrigin: baseOrigin,
             logger: logger)
         // The attempt ends at its timeout or at the request's deadline, whichever comes first;
         // a timeout says which.
-        let attemptEnd = clock.now + pending.attemptTimeout
+        let attemptEnd = now + pending.attemptTimeout
         let limit: (end: Duration, kind: NetworkError.TimeoutLimit) =
             attemptEnd < pending.deadline ? (attemptEnd, .attempt) : (pending.deadline, .request)
         var request = pending.request
