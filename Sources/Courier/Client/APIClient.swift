@@ -45,7 +45,9 @@ public final class APIClient: Sendable {
         let response = try await data(for: endpoint)
         // A 3xx that was not followed (a 304, redirects off) has nothing to decode.
         if let error = NetworkError(response: response) { throw error }
-        if let empty = EmptyResponse() as? Value { return Response(value: empty, response: response) }
+        if Value.self == EmptyResponse.self, let empty = EmptyResponse() as? Value {
+            return Response(value: empty, response: response)
+        }
         do {
             return Response(value: try decoder.decode(Value.self, from: response.body), response: response)
         } catch {
