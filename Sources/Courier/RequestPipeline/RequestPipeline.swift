@@ -2,7 +2,8 @@ import Foundation
 
 /// Runs requests: admission control (a bound on in-flight requests, then a bounded queue, then
 /// `overloaded`), the retry budget, and one child task per admitted request that runs the
-/// interceptors, the transport and the retries (``RequestExecution``). Its mailbox loop never
+/// interceptors, the transport and the retries (``RequestExecution``), run by a pool of
+/// long-lived worker tasks (``RequestWorker``). Its mailbox loop never
 /// awaits a request's work: results come back as `finished` messages.
 ///
 /// Per request the pipeline handles two messages: `execute` and `finished`. Callers reach it
@@ -26,7 +27,9 @@ actor RequestPipeline: Component {
     private let maxConcurrentRequests: Int
     private let maxQueuedRequests: Int
     private var budget: RetryBudget
-    private var running: [RequestID: (task: Task<Void, Never>, reply: Reply<HTTPResponse>)] = [:]
+    private var running: [RequestID: (worker: RequestWorker, reply: Reply<HTTPResponse>, cancelled: Bool)] = [:]
+    /// Workers with nothing to run; at most `maxConcurrentRequests` workers exist.
+    private var idle: [RequestWorker] = []
     private var waiting = RequestQueue()
     private var stats = PipelineStats()
 
@@ -52,12 +55,13 @@ actor RequestPipeline: Component {
         case .execute(let pending):
             admit(pending)
         case .finished(let id):
-            running[id] = nil
+            if let request = running.removeValue(forKey: id), !request.cancelled { idle.append(request.worker) }
             startWaiting()
         case .cancel(let id):
             // The caller was already answered `cancelled`; free the request's place.
             if let request = running[id] {
-                request.task.cancel()
+                request.worker.cancel()
+                running[id]?.cancelled = true
             } else {
                 waiting.remove(id)
             }
@@ -94,9 +98,9 @@ actor RequestPipeline: Component {
     }
 
     private func start(_ pending: PendingRequest) {
-        let execution = self.execution
-        let task = Task.detached { await execution.run(pending) }
-        running[pending.id] = (task, pending.reply)
+        let worker = idle.popLast() ?? RequestWorker.start(execution)
+        running[pending.id] = (worker, pending.reply, false)
+        worker.inbox.give(pending)
     }
 
     /// This instance is gone (shut down, or failed and replaced): its running requests are
@@ -105,7 +109,8 @@ actor RequestPipeline: Component {
     deinit {
         for request in running.values {
             request.reply.fail(RuntimeError.replyDropped)
-            request.task.cancel()
+            request.worker.cancel()
         }
+        for worker in idle { worker.cancel() }
     }
 }

@@ -184,3 +184,37 @@ extension RequestPipelineTests {
         #expect(clock.sleeperCount == 0)
     }
 }
+
+extension RequestPipelineTests {
+    @Test("a worker whose request was cancelled is not given another one")
+    func aWorkerWhoseRequestWasCancelledIsNotGivenAnotherOne() async throws {
+        let transport = ScriptedTransport()
+        transport.script("/hang", [.hang])
+        transport.script("/ok", [.status(204)])
+        let api = client(URL(string: "https://api.test")!, transport: transport) {
+            $0.limits.maxConcurrentRequests = 1
+        }
+        // One worker runs one request at a time: cancel it mid-request, then ask for more.
+        for _ in 0..<3 {
+            let hanging = Task { try await api.data(for: Endpoint<EmptyResponse>(path: "hang")) }
+            await waitUntil { (try? await api.pipelineStats().inFlight) == 1 }
+            hanging.cancel()
+            guard case .cancelled? = await failure(of: hanging) else { Issue.record("not cancelled"); return }
+            #expect(try await api.data(for: Endpoint<EmptyResponse>(path: "ok")).status == 204)
+            await waitUntil { (try? await api.pipelineStats().inFlight) == 0 }
+        }
+        #expect(transport.requests(to: "/ok").count == 3)
+        await api.shutdown()
+    }
+
+    @Test("idle workers end at shutdown and later calls are unavailable")
+    func idleWorkersEndAtShutdownAndLaterCallsAreUnavailable() async throws {
+        let api = client(URL(string: "https://api.test")!, transport: InMemoryTransport(always: HTTPResponse(status: 204)))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<32 { group.addTask { _ = try? await api.data(for: Endpoint<EmptyResponse>(path: "x")) } }
+        }
+        await api.shutdown()
+        let error = await #expect(throws: NetworkError.self) { try await api.data(for: Endpoint<EmptyResponse>(path: "x")) }
+        guard case .componentUnavailable? = error else { Issue.record("got \(String(describing: error))"); return }
+    }
+}

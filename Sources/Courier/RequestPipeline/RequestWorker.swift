@@ -1,0 +1,81 @@
+/// A long-lived task that runs admitted requests one after another, so that a request does not
+/// pay for creating, scheduling and destroying a task of its own. The pipeline hands a worker
+/// one request at a time (`inbox`) and cancels the worker's task to cancel the request it is
+/// running; a cancelled worker ends after that request and is not reused.
+struct RequestWorker: Sendable {
+    let inbox: WorkerInbox
+    let task: Task<Void, Never>
+
+    /// Starts a worker that runs what it is given with `execution`.
+    static func start(_ execution: RequestExecution) -> RequestWorker {
+        let inbox = WorkerInbox()
+        let task = Task.detached {
+            while let pending = await inbox.next() {
+                await execution.run(pending)
+                if Task.isCancelled { return }
+            }
+        }
+        return RequestWorker(inbox: inbox, task: task)
+    }
+
+    /// Ends the worker: the request it runs is cancelled, and it takes no other.
+    func cancel() {
+        task.cancel()
+        inbox.close()
+    }
+}
+
+/// The hand-off slot between the pipeline and one worker: at most one request waits in it.
+final class WorkerInbox: Sendable {
+    private struct State {
+        var next: PendingRequest?
+        var waiter: UnsafeContinuation<PendingRequest?, Never>?
+        var closed = false
+    }
+
+    private let state = Locked(State())
+
+    /// Gives the worker its next request (the slot must be empty).
+    func give(_ pending: PendingRequest) {
+        let waiter = state.withLock { state -> UnsafeContinuation<PendingRequest?, Never>? in
+            precondition(state.next == nil, "a worker is given one request at a time")
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.next = pending
+            return nil
+        }
+        waiter?.resume(returning: pending)
+    }
+
+    /// No more requests: a waiting worker gets `nil`.
+    func close() {
+        let waiter = state.withLock { state -> UnsafeContinuation<PendingRequest?, Never>? in
+            state.closed = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// The next request, waiting for one; `nil` once closed or if the task is cancelled.
+    func next() async -> PendingRequest? {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<PendingRequest?, Never>) in
+                let ready = state.withLock { state -> PendingRequest?? in
+                    if let next = state.next {
+                        state.next = nil
+                        return .some(next)
+                    }
+                    if state.closed || Task.isCancelled { return .some(nil) }
+                    state.waiter = continuation
+                    return .none
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            close()
+        }
+    }
+}
