@@ -1,41 +1,23 @@
 import Foundation
 
-/// The work of one request, run in its own task by the pipeline: attempts (request
+/// The work of one request, run by one of the pipeline's workers: attempts (request
 /// interceptors, transport, response interceptors), retry decisions and waits, the final
 /// status-to-error mapping, events, and the answer.
 ///
-/// A value type with no mutable state: everything a request changes lives in its task's locals.
+/// A value type with no mutable state: everything a request changes lives in its locals.
 struct RequestExecution: Sendable {
-    let transport: any HTTPTransport
-    let requestInterceptors: [any RequestInterceptor]
-    let responseInterceptors: [any ResponseInterceptor]
-    let maxResponseBytes: Int
-    let redirects: RedirectPolicy
-    /// Judges every redirect target as it judged the first URL (plain HTTP only to loopback…).
-    let security: SecurityGuard?
-    let baseURL: URL?
+    /// Everything the pipeline runs with (transport, interceptor chains, limits, redirects,
+    /// clock, randomness, logger).
+    let configuration: RequestPipeline.Configuration
+    /// The origin of the base URL, worked out once.
     let baseOrigin: HTTPOrigin?
-    let clock: any TimeSource
-    let random: any RandomSource
-    let logger: (any NetworkLogger)?
     let events: EventBroadcaster<RequestEvent>
-    let redaction: Redaction
     /// The pipeline's own mailbox: `finished` and `retryPermit` go there.
     let mailbox: Mailbox<RequestPipeline.Message>
 
     init(configuration: RequestPipeline.Configuration, events: EventBroadcaster<RequestEvent>, mailbox: Mailbox<RequestPipeline.Message>) {
-        transport = configuration.transport
-        requestInterceptors = configuration.requestInterceptors
-        responseInterceptors = configuration.responseInterceptors
-        maxResponseBytes = configuration.maxResponseBytes
-        redirects = configuration.redirects
-        security = configuration.security
-        baseURL = configuration.baseURL
+        self.configuration = configuration
         baseOrigin = configuration.baseURL.flatMap(HTTPOrigin.init)
-        clock = configuration.clock
-        random = configuration.random
-        logger = configuration.logger
-        redaction = configuration.redaction
         self.events = events
         self.mailbox = mailbox
     }
@@ -46,15 +28,15 @@ struct RequestExecution: Sendable {
     /// and sees the slot freed.
     func run(_ pending: PendingRequest) async {
         let publishing = events.hasSubscribers
-        let started = publishing ? clock.now : .zero
+        let started = publishing ? configuration.clock.now : .zero
         if publishing {
-            events.publish(.started(pending.id, method: pending.request.method, url: redaction.url(pending.request.url)))
+            events.publish(.started(pending.id, method: pending.request.method, url: configuration.redaction.url(pending.request.url)))
         }
         let (result, attempts) = await attempts(pending, publishing: publishing)
         try? mailbox.send(.finished(pending.id))
         pending.reply.resume(with: result.mapError { $0 })
         guard publishing else { return }
-        let duration = clock.now - started
+        let duration = configuration.clock.now - started
         switch result {
         case .success(let response):
             events.publish(.finished(pending.id, status: response.status, attempts: attempts, duration: duration))
@@ -75,7 +57,7 @@ struct RequestExecution: Sendable {
         let policy = pending.retryPolicy
         var attempt = 1
         while true {
-            let now = clock.now
+            let now = configuration.clock.now
             let remaining = pending.deadline - now
             guard remaining > .zero else { return (.failure(.timeout(.request, underlying: nil)), attempt - 1) }
             if publishing { events.publish(.attempt(pending.id, number: attempt)) }
@@ -88,16 +70,16 @@ struct RequestExecution: Sendable {
             // Judged on the request as sent: an interceptor may have added an Idempotency-Key.
             let decision = policy.decide(
                 attempt: attempt, request: sent, outcome: outcome,
-                now: clock.currentDate, randomUnit: random.nextUnit())
+                now: configuration.clock.currentDate, randomUnit: configuration.random.nextUnit())
             guard case .retry(let delay, let reason) = decision,
-                  clock.now + delay < pending.deadline,
+                  configuration.clock.now + delay < pending.deadline,
                   await retryPermitted()
             else { return (Self.result(of: outcome), attempt) }
 
             if publishing { events.publish(.retrying(pending.id, attempt: attempt, delay: delay, reason: reason)) }
-            logger?.log(.info, "retrying", metadata: ["request": pending.id.description, "attempt": String(attempt), "reason": reason])
+            configuration.logger?.log(.info, "retrying", metadata: ["request": pending.id.description, "attempt": String(attempt), "reason": reason])
             if delay > .zero {
-                do { try await clock.sleep(for: delay) } catch { return (.failure(.cancelled), attempt) }
+                do { try await configuration.clock.sleep(for: delay) } catch { return (.failure(.cancelled), attempt) }
             }
             attempt += 1
         }
@@ -110,8 +92,8 @@ struct RequestExecution: Sendable {
         _ pending: PendingRequest, number: Int, startingAt now: Duration, publishing: Bool
     ) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
         let context = RequestContext(
-            id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: baseURL, baseOrigin: baseOrigin,
-            logger: logger)
+            id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: configuration.baseURL, baseOrigin: baseOrigin,
+            logger: configuration.logger)
         // The attempt ends at its timeout or at the request's deadline, whichever comes first;
         // a timeout says which.
         let attemptEnd = now + pending.attemptTimeout
@@ -120,7 +102,7 @@ struct RequestExecution: Sendable {
         var request = pending.request
         do throws(NetworkError) {
             var response: HTTPResponse?
-            for interceptor in requestInterceptors {
+            for interceptor in configuration.requestInterceptors {
                 switch try await interceptor.intercept(request, context: context) {
                 case .proceed(let changed): request = changed
                 case .respond(let answer): response = answer
@@ -133,7 +115,7 @@ struct RequestExecution: Sendable {
             } else {
                 final = try await exchange(&request, id: pending.id, until: limit, publishing: publishing)
             }
-            for interceptor in responseInterceptors {
+            for interceptor in configuration.responseInterceptors {
                 final = try await interceptor.intercept(final, to: request, context: context)
             }
             return (request, .response(final))
@@ -151,36 +133,36 @@ struct RequestExecution: Sendable {
         var received = 0
         var hops = 0
         while true {
-            let left = limit.end - clock.now
+            let left = limit.end - configuration.clock.now
             guard left > .zero else { throw .timeout(limit.kind, underlying: nil) }
             request.timeout = left
-            request.maximumResponseSize = maxResponseBytes - received
+            request.maximumResponseSize = configuration.maxResponseBytes - received
             let response: HTTPResponse
             do {
-                response = try await transport.send(request)
+                response = try await configuration.transport.send(request)
             } catch .timeout(_, let cause) {
                 throw .timeout(limit.kind, underlying: cause)
             } catch .responseTooLarge {
-                throw .responseTooLarge(limit: maxResponseBytes)
+                throw .responseTooLarge(limit: configuration.maxResponseBytes)
             }
             // Every transport is asked to enforce the limit while receiving; this catches one
             // that does not.
             received += response.body.count
-            if received > maxResponseBytes { throw .responseTooLarge(limit: maxResponseBytes) }
-            guard redirects.follows else { return response }
+            if received > configuration.maxResponseBytes { throw .responseTooLarge(limit: configuration.maxResponseBytes) }
+            guard configuration.redirects.follows else { return response }
             switch RedirectRule.next(after: request, response: response) {
             case .final:
                 return response
             case .refuse(let error):
                 throw error
             case .follow(var next):
-                if let decide = redirects.decide, !decide(response, next) { return response }
+                if let decide = configuration.redirects.decide, !decide(response, next) { return response }
                 hops += 1
-                guard hops <= redirects.maxHops else { throw .tooManyRedirects(limit: redirects.maxHops) }
-                if let security, case .proceed(let checked) = try security.intercept(next, context: RequestContext(id: id)) {
+                guard hops <= configuration.redirects.maxHops else { throw .tooManyRedirects(limit: configuration.redirects.maxHops) }
+                if let security = configuration.security, case .proceed(let checked) = try security.intercept(next, context: RequestContext(id: id)) {
                     next = checked
                 }
-                if publishing { events.publish(.redirected(id, status: response.status, to: redaction.url(next.url))) }
+                if publishing { events.publish(.redirected(id, status: response.status, to: configuration.redaction.url(next.url))) }
                 request = next
             }
         }
