@@ -26,7 +26,7 @@ public struct InMemoryTransport: HTTPTransport {
         try request.validate()
         if Task.isCancelled { throw .cancelled }
         let response = try await handler(request)
-        let limit = request.maximumResponseSize ?? HTTPRequest.defaultMaximumResponseSize
+        let limit = request.responseSizeLimit
         if response.body.count > limit { throw .responseTooLarge(limit: limit) }
         return response
     }

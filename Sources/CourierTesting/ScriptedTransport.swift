@@ -89,7 +89,7 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
             return steps[min(index, steps.count - 1)]
         }
         let response = try await perform(step, timeout: request.timeout)
-        let limit = request.maximumResponseSize ?? HTTPRequest.defaultMaximumResponseSize
+        let limit = request.responseSizeLimit
         if response.body.count > limit { throw .responseTooLarge(limit: limit) }
         return response
     }

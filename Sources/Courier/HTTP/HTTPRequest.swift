@@ -33,6 +33,9 @@ public struct HTTPRequest: Sendable {
     /// The response size limit of a request that sets none: 10 MiB.
     public static let defaultMaximumResponseSize = 10 * 1024 * 1024
 
+    /// The limit a transport enforces: ``maximumResponseSize``, or the default when it is `nil`.
+    public var responseSizeLimit: Int { maximumResponseSize ?? Self.defaultMaximumResponseSize }
+
     /// Creates a request. Nothing is checked here; see ``validate()``.
     public init(
         method: HTTPMethod = .get,

@@ -57,7 +57,7 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpBody = request.body
 
         let task = session.dataTask(with: urlRequest)
-        let exchange = URLSessionExchange(limit: request.maximumResponseSize ?? HTTPRequest.defaultMaximumResponseSize)
+        let exchange = URLSessionExchange(limit: request.responseSizeLimit)
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
