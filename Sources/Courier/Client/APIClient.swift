@@ -76,8 +76,10 @@ public final class APIClient: Sendable {
     /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
     func makeRequest<Value>(_ endpoint: Endpoint<Value>) throws(NetworkError) -> HTTPRequest {
         let segments = endpoint.version.map { [$0.rawValue] + endpoint.segments } ?? endpoint.segments
-        let url = try base.get().url(segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        let base = try base.get()
+        let url = try base.url(segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
         var request = HTTPRequest(method: endpoint.method, url: url, headers: endpoint.headers)
+        request.knownOrigin = base.origin
         // Room for what Courier adds (Content-Type, Accept, User-Agent, Authorization).
         request.headers.reserveCapacity(request.headers.count + 4)
         if let body = endpoint.body {

@@ -13,7 +13,9 @@ public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
     /// The absolute `http` or `https` URL to send the request to. (An ``Endpoint`` builds one
     /// safely from the client's base URL, a path and query items.)
-    public var url: URL
+    public var url: URL {
+        didSet { knownOrigin = nil }
+    }
     /// The header fields, in order. Default empty; transports may add their own (such as
     /// `Content-Length` or `Host`) when sending.
     public var headers: HTTPHeaders
@@ -29,6 +31,15 @@ public struct HTTPRequest: Sendable {
     /// means ``defaultMaximumResponseSize``. The client sets it on every attempt from its
     /// ``APIClient/Configuration/Limits/maxResponseBytes``.
     public var maximumResponseSize: Int?
+
+    /// The origin of ``url`` when whoever built the request already knew it (the client builds
+    /// every endpoint's URL under its base URL, whose origin it read once); cleared whenever
+    /// `url` changes. Read through ``origin``.
+    var knownOrigin: HTTPOrigin?
+
+    /// The origin of ``url``: the known one, or read from the URL's text. Validation, the
+    /// security guard and the auth interceptor all need it, on every attempt.
+    var origin: HTTPOrigin? { knownOrigin ?? HTTPOrigin(url) }
 
     /// The response size limit of a request that sets none: 10 MiB.
     public static let defaultMaximumResponseSize = 10 * 1024 * 1024
@@ -64,7 +75,9 @@ public struct HTTPRequest: Sendable {
     ///
     /// Messages never include the full URL or header values, which may carry credentials.
     public func validate() throws(NetworkError) {
-        try HTTPSyntax.requireHTTPURL(url.absoluteURL, named: "the request URL")
+        if origin?.isHTTP != true {
+            try HTTPSyntax.requireHTTPURL(url.absoluteURL, named: "the request URL")
+        }
         guard HTTPSyntax.isToken(method.rawValue) else {
             throw .invalidRequest("method \(HTTPSyntax.quotedForMessage(method.rawValue)) is not a valid token")
         }

@@ -70,6 +70,8 @@ enum URLBuilder {
         let prefix: String
         /// The base's own query, without the "?".
         let query: String?
+        /// The base's origin: every URL built under the base has it.
+        let origin: HTTPOrigin?
 
         /// Checks `base` as ``URLBuilder/url(base:path:query:)`` describes.
         init(_ base: URL) throws(NetworkError) {
@@ -87,6 +89,7 @@ enum URLBuilder {
                 query = nil
             }
             path = String(beforeQuery)
+            origin = HTTPOrigin(text)
             while beforeQuery.last == "/" { beforeQuery.removeLast() }
             prefix = String(beforeQuery)
         }

@@ -36,7 +36,7 @@ public struct AuthInterceptor: RequestInterceptor {
 
     /// Adds the bearer token, or lets a public request through untouched.
     public func intercept(_ request: HTTPRequest, context: RequestContext) async throws(NetworkError) -> RequestInterception {
-        guard context.requiresAuth, isForTheClient(request.url, context), !isPublic(pathOf: request.url) else {
+        guard context.requiresAuth, isForTheClient(request, context), !isPublic(pathOf: request.url) else {
             return .proceed(request)
         }
         guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
@@ -47,39 +47,60 @@ public struct AuthInterceptor: RequestInterceptor {
 
     /// Whether `url` has the origin of the client's base URL (any URL, when there is none):
     /// a token is never sent to another host, port or scheme.
-    private func isForTheClient(_ url: URL, _ context: RequestContext) -> Bool {
+    private func isForTheClient(_ request: HTTPRequest, _ context: RequestContext) -> Bool {
         guard let baseOrigin = context.baseOrigin else { return context.baseURL == nil }
-        return HTTPOrigin(url) == baseOrigin
+        return request.origin == baseOrigin
     }
 
     /// Whether `path` is one of ``publicPaths`` (as whole trailing segments).
     public func isPublic(_ path: String) -> Bool {
-        isPublic(Substring(path).utf8)
+        var path = Array(path.utf8)
+        while path.count > 1, path.last == UInt8(ascii: "/") { path.removeLast() }
+        return path.withUnsafeBufferPointer { matchesPublicSuffix($0) }
     }
 
     /// Whether the path of `url`, as written (percent-encoding kept), is public: read from the
-    /// URL's text, since `URL.path` parses the URL again on Linux.
+    /// URL's text in one pass with integer indices, since `URL.path` parses the URL again on
+    /// Linux and this runs on every request.
     private func isPublic(pathOf url: URL) -> Bool {
-        let text = url.absoluteString.utf8
-        // The path starts at the first "/" after "scheme://" and ends at "?" or "#".
-        guard let schemeEnd = text.firstIndex(of: UInt8(ascii: ":")),
-              let authority = text.index(schemeEnd, offsetBy: 3, limitedBy: text.endIndex) else {
-            return isPublic(url.path)
+        var text = url.absoluteString
+        let answer = text.withUTF8 { bytes -> Bool? in
+            let count = bytes.count
+            // The path starts at the first "/" after "scheme://" and ends at "?" or "#".
+            var index = 0
+            while index < count, bytes[index] != UInt8(ascii: ":") { index += 1 }
+            index += 3
+            guard index <= count else { return nil }   // not "scheme://…": ask Foundation
+            var start = index
+            while start < count, !Self.endsAuthority(bytes[start]) { start += 1 }
+            guard start < count, bytes[start] == UInt8(ascii: "/") else {
+                return publicSuffixes.contains([UInt8(ascii: "/")])
+            }
+            var end = start + 1
+            while end < count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+            while end - start > 1, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+            return matchesPublicSuffix(UnsafeBufferPointer(rebasing: bytes[start..<end]))
         }
-        let rest = text[authority...]
-        guard let start = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }),
-              rest[start] == UInt8(ascii: "/") else { return isPublic("/") }
-        let end = rest[start...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
-        return isPublic(Substring(rest[start..<end]).utf8)
+        return answer ?? isPublic(url.path)
     }
 
-    private func isPublic(_ path: Substring.UTF8View) -> Bool {
-        var path = path
-        while path.count > 1, path.last == UInt8(ascii: "/") { path = path.dropLast() }
-        // Every public path starts with "/", so a suffix match ends on a segment boundary.
-        return publicSuffixes.contains { suffix in
-            path.count >= suffix.count && path.suffix(suffix.count).elementsEqual(suffix)
+    /// Whether `path` (trailing slashes removed) ends with one of the public paths. Every
+    /// public path starts with "/", so a suffix match ends on a segment boundary.
+    private func matchesPublicSuffix(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        for suffix in publicSuffixes where suffix.count <= path.count {
+            let offset = path.count - suffix.count
+            var equal = true
+            for index in suffix.indices where path[offset + index] != suffix[index] {
+                equal = false
+                break
+            }
+            if equal { return true }
         }
+        return false
+    }
+
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 
     private static func suffixes(_ paths: [String]) -> [[UInt8]] {

@@ -28,7 +28,7 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
 
     /// Lets HTTPS through, and plain HTTP only to loopback or an allowed host.
     public func intercept(_ request: HTTPRequest, context: RequestContext) throws(NetworkError) -> RequestInterception {
-        let origin = HTTPOrigin(request.url)
+        let origin = request.origin
         if origin?.scheme == "https" { return .proceed(request) }
         let scheme = origin?.scheme ?? request.url.scheme?.lowercased()
         let host = origin?.host ?? request.url.host?.lowercased() ?? ""

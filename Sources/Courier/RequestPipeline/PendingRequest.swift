@@ -1,6 +1,9 @@
 /// A request on its way through the pipeline, with its settings resolved and the reply its
 /// outcome goes to.
-struct PendingRequest: Sendable {
+///
+/// A class, not a struct: it travels in a message, a queue and a worker's inbox, and a copy of
+/// a reference is one retain where a copy of the request's fields is a dozen.
+final class PendingRequest: Sendable {
     /// The request's identifier.
     let id: RequestID
     /// The request as the caller built it, before interceptors.
@@ -15,4 +18,17 @@ struct PendingRequest: Sendable {
     let requiresAuth: Bool
     /// Where the outcome goes.
     let reply: Reply<HTTPResponse>
+
+    init(
+        id: RequestID, request: HTTPRequest, deadline: Duration, attemptTimeout: Duration,
+        retryPolicy: RetryPolicy, requiresAuth: Bool, reply: Reply<HTTPResponse>
+    ) {
+        self.id = id
+        self.request = request
+        self.deadline = deadline
+        self.attemptTimeout = attemptTimeout
+        self.retryPolicy = retryPolicy
+        self.requiresAuth = requiresAuth
+        self.reply = reply
+    }
 }

@@ -99,6 +99,28 @@ extension APIClientTests {
         }
     }
 
+    @Test("an interceptor that moves a request to another origin sends it without the token")
+    func aRequestMovedToAnotherOriginCarriesNoToken() async throws {
+        struct MoveToMirror: RequestInterceptor {
+            func intercept(_ request: HTTPRequest, context: RequestContext) throws(NetworkError) -> RequestInterception {
+                var moved = request
+                moved.url = URL(string: "https://mirror.example.org/v1/me")!
+                return .proceed(moved)
+            }
+        }
+        let transport = ScriptedTransport()
+        transport.script("/v1/me", [.json(#"{"id":9,"name":"Cy"}"#)])
+        let api = client(URL(string: "https://api.example.com")!, transport: transport) {
+            $0.auth = AuthInterceptor { "tok-123" }
+            $0.requestInterceptors = [MoveToMirror()]
+        }
+        _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
+        let sent = try #require(transport.requests(to: "/v1/me").first)
+        #expect(sent.url.host == "mirror.example.org")
+        #expect(sent.headers["Authorization"] == nil)
+        await api.shutdown()
+    }
+
     @Test("a captured log holds no secret")
     func aCapturedLogHoldsNoSecret() async throws {
         try await withScriptedServer { server in

@@ -29,6 +29,19 @@ import Testing
         try request.validate()
     }
 
+    @Test("a known origin is used until the URL changes, then read from the new URL")
+    func knownOriginFollowsTheURL() throws {
+        var request = HTTPRequest(url: testURL("https://api.example.com/v1/users"))
+        request.knownOrigin = HTTPOrigin("https://api.example.com")
+        #expect(request.origin?.host == "api.example.com")
+        request.url = testURL("http://other.example.org:8080/x")
+        #expect(request.knownOrigin == nil)
+        #expect(request.origin == HTTPOrigin("http://other.example.org:8080"))
+        // A URL moved to another scheme after the origin was known is validated anew.
+        request.url = testURL("ftp://api.example.com/file")
+        #expect(throws: NetworkError.self) { try request.validate() }
+    }
+
     @Test("a relative URL is validated as the absolute URL it resolves to")
     func relativeURL() throws {
         let relative = try #require(URL(string: "v1/users", relativeTo: testURL("https://example.com/api/")))
