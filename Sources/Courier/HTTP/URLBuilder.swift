@@ -97,6 +97,11 @@ enum URLBuilder {
         /// The URL of `segments` (and a trailing slash) and `query` under this base.
         func url(segments: [String], trailingSlash: Bool = false, query items: [URLQueryItem] = []) throws(NetworkError) -> URL {
             var result = segments.isEmpty ? path : prefix
+            // Room for the usual case (no encoding), so the appends below do not regrow it.
+            var length = result.utf8.count + segments.count + 1 + (query?.utf8.count ?? 0)
+            for segment in segments { length += segment.utf8.count }
+            for item in items { length += item.name.utf8.count + (item.value?.utf8.count ?? 0) + 2 }
+            result.reserveCapacity(length)
             try URLBuilder.append(segments, to: &result, trailingSlash: trailingSlash)
             URLBuilder.appendQuery(to: &result, base: query.map { $0[...] }, items: items)
             guard let url = URL(string: result) else {

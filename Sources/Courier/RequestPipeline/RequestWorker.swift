@@ -59,23 +59,20 @@ final class WorkerInbox: Sendable {
         waiter?.resume(returning: nil)
     }
 
-    /// The next request, waiting for one; `nil` once closed or if the task is cancelled.
+    /// The next request, waiting for one; `nil` once closed. (No cancellation handler: the
+    /// pipeline cancels a worker with ``RequestWorker/cancel()``, which closes the inbox too.)
     func next() async -> PendingRequest? {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<PendingRequest?, Never>) in
-                let ready = state.withLock { state -> PendingRequest?? in
-                    if let next = state.next {
-                        state.next = nil
-                        return .some(next)
-                    }
-                    if state.closed || Task.isCancelled { return .some(nil) }
-                    state.waiter = continuation
-                    return .none
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<PendingRequest?, Never>) in
+            let ready = state.withLock { state -> PendingRequest?? in
+                if let next = state.next {
+                    state.next = nil
+                    return .some(next)
                 }
-                if let ready { continuation.resume(returning: ready) }
+                if state.closed { return .some(nil) }
+                state.waiter = continuation
+                return .none
             }
-        } onCancel: {
-            close()
+            if let ready { continuation.resume(returning: ready) }
         }
     }
 }

@@ -44,15 +44,7 @@ package final class Mailbox<Message: Sendable>: Sendable {
     ///   if the component failed while holding the handle;
     ///   ``RuntimeError/componentUnavailable(_:)`` if the mailbox is or becomes closed.
     package func ask<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws -> Value {
-        do {
-            return try await withUnsafeThrowingContinuation { continuation in
-                // If the mailbox is closed the envelope is dropped here, and with it the
-                // handle, which answers `replyDropped`.
-                _ = deliver(.message(makeMessage(Reply(continuation))))
-            }
-        } catch RuntimeError.replyDropped {
-            throw isClosed ? RuntimeError.componentUnavailable(name) : RuntimeError.componentRestarted(name)
-        }
+        try await ask(makeMessage, through: Reply<Value>.Slot(nil), cancelledError: nil)
     }
 
     /// An ask that the asker can abandon: if the calling task is cancelled, `cancelMessage` is
@@ -62,20 +54,35 @@ package final class Mailbox<Message: Sendable>: Sendable {
     package func ask<Value: Sendable>(
         _ makeMessage: (Reply<Value>) -> Message, onCancel cancelMessage: Message, cancelledError: any Error
     ) async throws -> Value {
-        let pending = Locked(PendingReply<Value>())
+        // The asker's side holds the reply's slot, not the reply, so a component that drops the
+        // reply still answers the asker (from the reply's deinit).
+        let slot = Reply<Value>.Slot(nil)
         return try await withTaskCancellationHandler {
-            try await ask { reply in
-                pending.withLock { $0.reply = reply }
-                // Cancelled before the handler could see the reply: answer now; the component
-                // finds the reply answered and skips the work.
-                if Task.isCancelled { reply.fail(cancelledError) }
-                return makeMessage(reply)
-            }
+            try await ask(makeMessage, through: slot, cancelledError: cancelledError)
         } onCancel: {
             // The cancel message is queued before the asker wakes, so whatever the asker sends
             // next reaches the component after it.
-            let reply = pending.withLock { $0.reply }
-            reply?.fail(cancelledError) { _ = deliver(.message(cancelMessage)) }
+            Reply.fail(slot, cancelledError) { _ = deliver(.message(cancelMessage)) }
+        }
+    }
+
+    /// Both asks: the asker waits in `slot`; a `cancelledError` means the ask is cancellable.
+    private func ask<Value: Sendable>(
+        _ makeMessage: (Reply<Value>) -> Message, through slot: Reply<Value>.Slot, cancelledError: (any Error)?
+    ) async throws -> Value {
+        do {
+            return try await withUnsafeThrowingContinuation { continuation in
+                slot.withLock { $0 = continuation }
+                let reply = Reply(slot: slot)
+                // Cancelled before the cancellation handler could find the continuation: answer
+                // now; the component finds the reply answered and skips the work.
+                if let cancelledError, Task.isCancelled { reply.fail(cancelledError) }
+                // If the mailbox is closed the envelope is dropped here, and with it the
+                // handle, which answers `replyDropped`.
+                _ = deliver(.message(makeMessage(reply)))
+            }
+        } catch RuntimeError.replyDropped {
+            throw isClosed ? RuntimeError.componentUnavailable(name) : RuntimeError.componentRestarted(name)
         }
     }
 
@@ -159,12 +166,6 @@ package final class Mailbox<Message: Sendable>: Sendable {
     func putBack(_ envelopes: ArraySlice<Envelope>) {
         guard !envelopes.isEmpty else { return }
         state.withLock { $0.queued.insert(contentsOf: envelopes, at: 0) }
-    }
-
-    /// The reply of a cancellable ask, held weakly so that a component dropping it still answers
-    /// the asker (from the reply's deinit).
-    private struct PendingReply<Value: Sendable> {
-        weak var reply: Reply<Value>?
     }
 
     /// What travels through a mailbox: a component's message, or a supervisor's stop marker.

@@ -6,21 +6,26 @@
 ///   mailbox was closed with the message still queued) resumes the asker with
 ///   ``RuntimeError/replyDropped``, which ``Mailbox/ask(_:)`` turns into
 ///   ``RuntimeError/componentRestarted(_:)`` or ``RuntimeError/componentUnavailable(_:)``.
-package final class Reply<Value: Sendable>: @unchecked Sendable {
-    // Invariant: `continuation` is read and cleared only under `lock`; whoever clears it
-    // resumes it, outside the lock, so it is resumed exactly once (which is what makes an
-    // unsafe continuation safe here: the checked one's extra allocation buys nothing).
-    private let lock = Lock()
-    private var continuation: UnsafeContinuation<Value, any Error>?
+package final class Reply<Value: Sendable>: Sendable {
+    /// Where the asker waits. Invariant: the continuation is taken (and the slot emptied) only
+    /// under the slot's lock, and whoever takes it resumes it, outside the lock, so it is
+    /// resumed exactly once (which is what makes an unsafe continuation safe here: the checked
+    /// one's extra allocation buys nothing). The asker may share the slot (a cancellable ask
+    /// answers through it when its task is cancelled) without keeping this handle alive.
+    typealias Slot = Locked<UnsafeContinuation<Value, any Error>?>
 
-    init(_ continuation: UnsafeContinuation<Value, any Error>) {
-        self.continuation = continuation
+    private let slot: Slot
+
+    /// A handle on the slot an asker waits in (the asker holds the slot, never the handle, so a
+    /// component dropping the handle still answers it).
+    init(slot: Slot) {
+        self.slot = slot
     }
 
     /// Answers the asker with `value`. Returns `false` if the asker was already answered.
     @discardableResult
     package func succeed(_ value: Value) -> Bool {
-        guard let continuation = take() else { return false }
+        guard let continuation = Self.take(slot) else { return false }
         continuation.resume(returning: value)
         return true
     }
@@ -28,18 +33,7 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
     /// Answers the asker with `error`. Returns `false` if the asker was already answered.
     @discardableResult
     package func fail(_ error: any Error) -> Bool {
-        fail(error, beforeResuming: {})
-    }
-
-    /// Answers the asker with `error`, running `beforeResuming` once the answer is claimed but
-    /// before the asker wakes: whatever it sends is then ordered before anything the asker
-    /// sends next. Returns `false` (and skips `beforeResuming`) if the asker was already answered.
-    @discardableResult
-    func fail(_ error: any Error, beforeResuming: () -> Void) -> Bool {
-        guard let continuation = take() else { return false }
-        beforeResuming()
-        continuation.resume(throwing: error)
-        return true
+        Self.fail(slot, error, beforeResuming: {})
     }
 
     /// Answers the asker with `result`. Returns `false` if the asker was already answered.
@@ -52,17 +46,28 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Whether the asker has been answered.
-    package var isAnswered: Bool { lock.withLock { continuation == nil } }
+    package var isAnswered: Bool { slot.withLock { $0 == nil } }
 
-    private func take() -> UnsafeContinuation<Value, any Error>? {
-        lock.withLock {
+    /// Answers the asker waiting in `slot` with `error`, running `beforeResuming` once the answer
+    /// is claimed but before the asker wakes: whatever it sends is then ordered before anything
+    /// the asker sends next. Returns `false` (and skips `beforeResuming`) if it was answered.
+    @discardableResult
+    static func fail(_ slot: Slot, _ error: any Error, beforeResuming: () -> Void) -> Bool {
+        guard let continuation = take(slot) else { return false }
+        beforeResuming()
+        continuation.resume(throwing: error)
+        return true
+    }
+
+    private static func take(_ slot: Slot) -> UnsafeContinuation<Value, any Error>? {
+        slot.withLock { continuation in
             defer { continuation = nil }
             return continuation
         }
     }
 
     deinit {
-        // No lock needed: deinit runs when nobody else holds a reference.
-        continuation?.resume(throwing: RuntimeError.replyDropped)
+        // Released without an answer: the asker learns it rather than waiting for ever.
+        Self.take(slot)?.resume(throwing: RuntimeError.replyDropped)
     }
 }
