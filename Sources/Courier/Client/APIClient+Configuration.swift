@@ -76,14 +76,88 @@ extension APIClient {
             }
         }
 
+        /// The session's tokens: kept by the client's ``TokenStore``, sent on every request that
+        /// needs them, refreshed before they expire and after a 401 (one refresh however many
+        /// requests need it).
+        public struct Session: Sendable {
+            /// Where the tokens survive restarts. Default in memory (the process's lifetime).
+            public var persistence: any TokenPersistence
+            /// Requests refresh first from this long before the access token expires. Default 60 s.
+            public var refreshThreshold: Duration
+            /// The refresh endpoint's path under the base URL. Default `auth/refresh`.
+            public var refreshPath: String
+            /// The refresh endpoint's API version (first path segment). Default none.
+            public var refreshVersion: APIVersion?
+            /// The body of the `POST` to the refresh endpoint. Default `{"refreshToken": …}`,
+            /// keys written with the client's JSON key strategy.
+            public var refreshBody: @Sendable (_ refreshToken: String, _ encoder: JSONEncoder) throws -> Data
+            /// Reads the new tokens from the refresh endpoint's 2xx response. Default:
+            /// `{accessToken, refreshToken?, expiresIn?}` (keys read with the client's JSON key
+            /// strategy); the expiry from `expiresIn` seconds, else from the access token's JWT
+            /// `exp`, else unknown. A missing refresh token keeps the previous one.
+            public var readTokens: @Sendable (_ response: HTTPResponse, _ decoder: JSONDecoder, _ now: Date) throws -> Tokens
+            /// At most this many refreshes start within ``refreshWindow``; beyond that, requests
+            /// fail with `unauthorized` instead of looping. Default 5.
+            public var maxRefreshes: Int
+            /// Default 30 s.
+            public var refreshWindow: Duration
+
+            /// Creates session settings; the defaults fit `POST auth/refresh` with
+            /// `{refreshToken}` answering `{accessToken, refreshToken?, expiresIn}`.
+            public init(
+                persistence: any TokenPersistence = InMemoryTokenPersistence(),
+                refreshThreshold: Duration = .seconds(60),
+                refreshPath: String = "auth/refresh",
+                refreshVersion: APIVersion? = nil,
+                refreshBody: @escaping @Sendable (_ refreshToken: String, _ encoder: JSONEncoder) throws -> Data = Session.defaultRefreshBody,
+                readTokens: @escaping @Sendable (_ response: HTTPResponse, _ decoder: JSONDecoder, _ now: Date) throws -> Tokens = Session.defaultReadTokens,
+                maxRefreshes: Int = 5,
+                refreshWindow: Duration = .seconds(30)
+            ) {
+                self.persistence = persistence
+                self.refreshThreshold = refreshThreshold
+                self.refreshPath = refreshPath
+                self.refreshVersion = refreshVersion
+                self.refreshBody = refreshBody
+                self.readTokens = readTokens
+                self.maxRefreshes = maxRefreshes
+                self.refreshWindow = refreshWindow
+            }
+
+            /// `{"refreshToken": …}` through `encoder` (so `refresh_token` under snake case).
+            public static let defaultRefreshBody: @Sendable (String, JSONEncoder) throws -> Data = { token, encoder in
+                struct Body: Encodable { let refreshToken: String }
+                return try encoder.encode(Body(refreshToken: token))
+            }
+
+            /// `{accessToken, refreshToken?, expiresIn?}` through `decoder`.
+            public static let defaultReadTokens: @Sendable (HTTPResponse, JSONDecoder, Date) throws -> Tokens = { response, decoder, now in
+                struct Answer: Decodable {
+                    let accessToken: String
+                    let refreshToken: String?
+                    let expiresIn: Double?
+                }
+                let answer = try decoder.decode(Answer.self, from: response.body)
+                if let expiresIn = answer.expiresIn {
+                    return Tokens(accessToken: answer.accessToken, refreshToken: answer.refreshToken, expiresIn: expiresIn, now: now)
+                }
+                let expiry = try? JWT.expiry(of: answer.accessToken)
+                return Tokens(accessToken: answer.accessToken, refreshToken: answer.refreshToken, expiresAt: expiry)
+            }
+        }
+
         /// The URL every endpoint path is appended to (it may carry a path prefix).
         public var baseURL: URL
         /// What moves the bytes. Default ``URLSessionTransport``.
         public var transport: any HTTPTransport
         /// The HTTPS-only guard. Default on; `nil` removes it.
         public var security: SecurityGuard?
-        /// Adds `Authorization: Bearer …`. Default none.
+        /// Adds `Authorization: Bearer …` from a token closure. Default none. With a
+        /// ``session``, the session's tokens are used instead and only this interceptor's
+        /// ``AuthInterceptor/publicPaths`` are kept.
         public var auth: AuthInterceptor?
+        /// Tokens managed by the client (sign-in, refresh, persistence). Default none.
+        public var session: Session?
         /// Your request interceptors; they run first, then the security guard, auth and logging.
         public var requestInterceptors: [any RequestInterceptor]
         /// Your response interceptors; they run after logging and the security guard.
@@ -120,6 +194,7 @@ extension APIClient {
             transport: any HTTPTransport = URLSessionTransport(),
             security: SecurityGuard? = SecurityGuard(),
             auth: AuthInterceptor? = nil,
+            session: Session? = nil,
             requestInterceptors: [any RequestInterceptor] = [],
             responseInterceptors: [any ResponseInterceptor] = [],
             retryPolicy: RetryPolicy = .default,
@@ -138,6 +213,7 @@ extension APIClient {
             self.transport = transport
             self.security = security
             self.auth = auth
+            self.session = session
             self.requestInterceptors = requestInterceptors
             self.responseInterceptors = responseInterceptors
             self.retryPolicy = retryPolicy
@@ -174,9 +250,14 @@ extension APIClient {
             return "Courier/\(version) (\(os))"
         }()
 
-        /// What the request pipeline runs with.
-        var pipeline: RequestPipeline.Configuration {
-            RequestPipeline.Configuration(
+        /// What the request pipeline runs with; `tokens` is the session's token store, if any.
+        func pipeline(tokens: TokenStore.Handle?) -> RequestPipeline.Configuration {
+            var auth = self.auth
+            if let tokens {
+                let publicPaths = auth?.publicPaths ?? AuthInterceptor.defaultPublicPaths
+                auth = AuthInterceptor(publicPaths: publicPaths, store: tokens)
+            }
+            return RequestPipeline.Configuration(
                 transport: transport,
                 requestInterceptors: requestInterceptors,
                 responseInterceptors: responseInterceptors,
@@ -192,6 +273,7 @@ extension APIClient {
                 maxResponseBytes: limits.maxResponseBytes,
                 redirects: redirects,
                 baseURL: baseURL,
+                tokens: tokens,
                 userAgent: userAgent,
                 logger: logging.logger,
                 redaction: logging.redaction,

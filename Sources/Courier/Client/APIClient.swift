@@ -13,6 +13,9 @@ public final class APIClient: Sendable {
     /// The settings the client runs with.
     public let configuration: Configuration
     private let pipeline: RequestPipeline.Handle
+    /// The session's token store, when the configuration has a ``Configuration/session``.
+    let tokens: TokenStore.Handle?
+    let tokenEvents = EventBroadcaster<TokenEvent>()
     private let supervisor: Supervisor
     private let started: Task<Void, Never>
     private let requestEvents = EventBroadcaster<RequestEvent>()
@@ -27,12 +30,28 @@ public final class APIClient: Sendable {
         base = Result { () throws(NetworkError) in try URLBuilder.Base(configuration.baseURL) }
         encoder = configuration.json.makeEncoder()
         decoder = configuration.json.makeDecoder()
-        let (pipeline, pipelineChild) = RequestPipeline.child(configuration.pipeline, events: requestEvents)
+        // The token store starts before the pipeline (which asks it); its handle exists before
+        // either, and its refresh call goes through the pipeline's execution, unadmitted.
+        let tokenMailbox = Mailbox<TokenStore.Message>(name: "TokenStore")
+        let tokens = configuration.session.map { _ in
+            TokenStore.Handle(mailbox: tokenMailbox, credential: LatestValue(.none(version: 0)), clock: configuration.clock)
+        }
+        self.tokens = tokens
+        let (pipeline, pipelineChild) = RequestPipeline.child(configuration.pipeline(tokens: tokens), events: requestEvents)
         self.pipeline = pipeline
+        var children = [pipelineChild]
+        if let session = configuration.session, let tokens {
+            let environment = TokenStore.Environment(
+                mailbox: tokenMailbox, credential: tokens.credential, events: tokenEvents, persistence: session.persistence,
+                refresh: Self.refreshCall(session, base: base, pipeline: pipeline, json: configuration.json, clock: configuration.clock),
+                threshold: session.refreshThreshold, maxRefreshes: session.maxRefreshes, refreshWindow: session.refreshWindow,
+                clock: configuration.clock)
+            children.insert(.component(mailbox: tokenMailbox) { TokenStore(environment) }, at: 0)
+        }
         let supervisor = Supervisor(name: "courier", configuration: .init(
             restarts: configuration.restarts, clock: configuration.clock, random: configuration.random))
         self.supervisor = supervisor
-        started = Task { await supervisor.start([pipelineChild]) }
+        started = Task { [children] in await supervisor.start(children) }
     }
 
     // MARK: Calls
@@ -126,37 +145,33 @@ public final class APIClient: Sendable {
 
     /// A client dropped without ``shutdown()`` shuts its components down in the background.
     deinit {
-        let (supervisor, requestEvents, started) = (self.supervisor, self.requestEvents, self.started)
-        Task.detached { await Self.shutDown(supervisor, requestEvents, after: started) }
+        let (supervisor, requestEvents, tokenEvents, started) = (self.supervisor, self.requestEvents, self.tokenEvents, self.started)
+        Task.detached { await Self.shutDown(supervisor, requestEvents, tokenEvents, after: started) }
     }
 
     /// Stops the components in reverse order, letting each drain its queue within its deadline;
     /// requests still running are cancelled and answered `componentUnavailable`, as are calls
     /// made afterwards.
     public func shutdown() async {
-        await Self.shutDown(supervisor, requestEvents, after: started)
+        await Self.shutDown(supervisor, requestEvents, tokenEvents, after: started)
     }
 
     /// Shutdown proper, shared by ``shutdown()`` and `deinit` (which cannot use `self` later).
     private static func shutDown(
-        _ supervisor: Supervisor, _ requestEvents: EventBroadcaster<RequestEvent>, after started: Task<Void, Never>
+        _ supervisor: Supervisor, _ requestEvents: EventBroadcaster<RequestEvent>, _ tokenEvents: EventBroadcaster<TokenEvent>,
+        after started: Task<Void, Never>
     ) async {
         await started.value
         await supervisor.shutdown()
         requestEvents.finish()
+        tokenEvents.finish()
     }
 
     // MARK: Helpers
 
-    /// The one place where what a component answered becomes the user's error model: runtime
-    /// errors map to their `NetworkError` cases; anything else unexpected is `unknown`.
+    /// What a component answered, as the user's error model (see `NetworkError(answer:)`).
     static func networkError(_ error: any Error) -> NetworkError {
-        switch error {
-        case let error as NetworkError: error
-        case RuntimeError.componentUnavailable(let name): .componentUnavailable(name)
-        case RuntimeError.componentRestarted(let name): .componentRestarted(name)
-        default: .unknown(underlying: error)
-        }
+        NetworkError(answer: error)
     }
 
     private static func prefix(of body: Data) -> String {

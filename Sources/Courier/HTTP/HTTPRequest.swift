@@ -41,6 +41,10 @@ public struct HTTPRequest: Sendable {
     /// security guard and the auth interceptor all need it, on every attempt.
     var origin: HTTPOrigin? { knownOrigin ?? HTTPOrigin(url) }
 
+    /// The version of the session's tokens whose access token this request carries, set by the
+    /// auth interceptor; a 401 to it asks the token store for a newer one (see `TokenStore`).
+    var credentialVersion: Int?
+
     /// The response size limit of a request that sets none: 10 MiB.
     public static let defaultMaximumResponseSize = 10 * 1024 * 1024
 

@@ -21,6 +21,7 @@ extension NetworkError: CustomStringConvertible {
         case .decodingError(_, let prefix): base = "decodingError, body starts with: \(prefix)"
         case .encodingError: base = "encodingError"
         case .securityError(let reason): base = "securityError: \(reason)"
+        case .invalidToken(let reason): base = "invalidToken: \(reason)"
         case .responseTooLarge(let limit): base = "responseTooLarge (limit \(limit) bytes)"
         case .cancelled: base = "cancelled"
         case .overloaded: base = "overloaded"

@@ -12,7 +12,7 @@ extension NetworkError {
         case .invalidURL, .invalidRequest, .encodingError: sentence = messages.requestNotPrepared
         case .noConnection: sentence = messages.noConnection
         case .timeout: sentence = messages.timeout
-        case .unauthorized: sentence = messages.unauthorized
+        case .unauthorized, .invalidToken: sentence = messages.unauthorized
         case .forbidden: sentence = messages.forbidden
         case .notFound: sentence = messages.notFound
         case .conflict: sentence = messages.conflict

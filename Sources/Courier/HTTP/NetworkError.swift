@@ -29,6 +29,9 @@ public enum NetworkError: Error, Sendable {
     /// HTTP 401, with the response; or `nil` when the request needed credentials and there
     /// were none, so it was not sent.
     case unauthorized(HTTPResponse?)
+    /// A token could not be read (a JWT that is not three base64url parts, or has no numeric
+    /// `exp`). The string says what is wrong; it never quotes the token.
+    case invalidToken(String)
     /// HTTP 403: the credentials are valid but not allowed to do this.
     case forbidden(HTTPResponse)
     /// HTTP 404.
@@ -97,7 +100,7 @@ public enum NetworkError: Error, Sendable {
         case .serverError(let response):
             let status = response.status
             return status == 408 || status == 429 || (status >= 500 && status != 501 && status != 505)
-        case .invalidURL, .invalidRequest, .invalidResponse, .unauthorized, .forbidden, .notFound,
+        case .invalidURL, .invalidRequest, .invalidResponse, .unauthorized, .invalidToken, .forbidden, .notFound,
              .conflict, .notModified, .tooManyRedirects, .decodingError, .encodingError, .securityError,
              .responseTooLarge, .cancelled, .componentUnavailable, .unknown:
             return false

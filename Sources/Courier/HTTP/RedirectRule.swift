@@ -53,8 +53,9 @@ enum RedirectRule {
             next.body = nil
             for name in bodyHeaders { next.headers.remove(name: name) }
         }
-        if HTTPOrigin(target) != HTTPOrigin(request.url) {
+        if HTTPOrigin(target) != request.origin {
             for name in credentialHeaders { next.headers.remove(name: name) }
+            next.credentialVersion = nil
         }
         return .follow(next)
     }

@@ -18,7 +18,15 @@ public struct AuthInterceptor: RequestInterceptor {
     }
     /// ``publicPaths`` as bytes, without trailing slashes: matched on every request.
     private var publicSuffixes: [[UInt8]]
-    private let token: @Sendable () async throws(NetworkError) -> String?
+    private let source: Source
+
+    /// Where tokens come from.
+    private enum Source: Sendable {
+        /// The app's own closure, read before every attempt.
+        case closure(@Sendable () async throws(NetworkError) -> String?)
+        /// The client's ``TokenStore``: its published credential, refreshed when due.
+        case store(TokenStore.Handle)
+    }
 
     /// The usual public paths: login, token refresh, health check.
     public static let defaultPublicPaths = ["/auth/login", "/auth/refresh", "/health"]
@@ -31,7 +39,15 @@ public struct AuthInterceptor: RequestInterceptor {
         let paths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
         self.publicPaths = paths
         self.publicSuffixes = Self.suffixes(paths)
-        self.token = token
+        self.source = .closure(token)
+    }
+
+    /// An interceptor reading the credential the client's token store publishes.
+    init(publicPaths: [String], store: TokenStore.Handle) {
+        let paths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
+        self.publicPaths = paths
+        self.publicSuffixes = Self.suffixes(paths)
+        self.source = .store(store)
     }
 
     /// Adds the bearer token, or lets a public request through untouched.
@@ -39,9 +55,17 @@ public struct AuthInterceptor: RequestInterceptor {
         guard context.requiresAuth, isForTheClient(request, context), !isPublic(pathOf: request.url) else {
             return .proceed(request)
         }
-        guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
         var request = request
-        request.headers.replaceOrAdd(name: "Authorization", value: "Bearer " + token)
+        switch source {
+        case .closure(let token):
+            guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
+            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer " + token)
+        case .store(let store):
+            let credential = try await store.current()
+            guard let authorization = credential.authorization else { throw .unauthorized(nil) }
+            request.headers.replaceOrAdd(name: "Authorization", value: authorization)
+            request.credentialVersion = credential.version
+        }
         return .proceed(request)
     }
 

@@ -27,13 +27,35 @@ struct RequestExecution: Sendable {
     /// the caller or an observer of the final event sends next reaches the pipeline after it,
     /// and sees the slot freed.
     func run(_ pending: PendingRequest) async {
+        await run(pending, admitted: true)
+    }
+
+    /// Sends `request` as the pipeline sends requests (interceptors, transport, redirects,
+    /// retries, events) but without taking an admission slot, in a task of its own: for the
+    /// client's own calls that admitted requests may be waiting on (the token refresh), which
+    /// must never queue behind them. Its options: the client's, without credentials.
+    func sendUnadmitted(_ request: HTTPRequest, id: RequestID) async -> Result<HTTPResponse, NetworkError> {
+        do {
+            return .success(try await withUnsafeThrowingContinuation { continuation in
+                let pending = PendingRequest(
+                    id: id, request: request, deadline: configuration.clock.now + configuration.requestDeadline,
+                    attemptTimeout: configuration.attemptTimeout, retryPolicy: configuration.retryPolicy,
+                    requiresAuth: false, reply: Reply(slot: .init(continuation)))
+                Task { await run(pending, admitted: false) }
+            })
+        } catch {
+            return .failure(NetworkError(answer: error))
+        }
+    }
+
+    private func run(_ pending: PendingRequest, admitted: Bool) async {
         let publishing = events.hasSubscribers
         let started = publishing ? configuration.clock.now : .zero
         if publishing {
             events.publish(.started(pending.id, method: pending.request.method, url: configuration.redaction.url(pending.request.url)))
         }
         let (result, attempts) = await attempts(pending, publishing: publishing)
-        try? mailbox.send(.finished(pending.id))
+        if admitted { try? mailbox.send(.finished(pending.id)) }
         pending.reply.resume(with: result.mapError { $0 })
         guard publishing else { return }
         let duration = configuration.clock.now - started
@@ -56,6 +78,7 @@ struct RequestExecution: Sendable {
     private func attempts(_ pending: PendingRequest, publishing: Bool) async -> (Result<HTTPResponse, NetworkError>, Int) {
         let policy = pending.retryPolicy
         var attempt = 1
+        var renewedCredential = false
         while true {
             let now = configuration.clock.now
             let remaining = pending.deadline - now
@@ -67,6 +90,21 @@ struct RequestExecution: Sendable {
 
             // A success is final: skip the retry decision (and its clock and random reads).
             if case .response(let response) = outcome, response.status < 400 { return (.success(response), attempt) }
+            // A 401 to the session's token: get a newer one (the token store makes one refresh
+            // for any number of such requests) and replay once; a second 401 is final.
+            if case .response(let response) = outcome, response.status == 401, !renewedCredential,
+               let version = sent.credentialVersion, let tokens = configuration.tokens {
+                renewedCredential = true
+                do throws(NetworkError) {
+                    _ = try await tokens.renewed(after: version)
+                } catch .unauthorized {
+                    return (.failure(.unauthorized(response)), attempt)
+                } catch {
+                    return (.failure(error), attempt)
+                }
+                attempt += 1
+                continue
+            }
             // Judged on the request as sent: an interceptor may have added an Idempotency-Key.
             let decision = policy.decide(
                 attempt: attempt, request: sent, outcome: outcome,

@@ -21,6 +21,9 @@ extension RequestPipeline {
         var security: SecurityGuard?
         /// The client's base URL: credentials are added only for its origin.
         var baseURL: URL?
+        /// The session's token store, when the client has one: a 401 to its token is renewed
+        /// and replayed once.
+        var tokens: TokenStore.Handle?
         /// Added to requests that have no `User-Agent`; `nil` adds none.
         var userAgent: String?
         var logger: (any NetworkLogger)?
@@ -48,6 +51,7 @@ extension RequestPipeline {
             maxResponseBytes: Int,
             redirects: RedirectPolicy,
             baseURL: URL?,
+            tokens: TokenStore.Handle?,
             userAgent: String?,
             logger: (any NetworkLogger)?,
             redaction: Redaction,
@@ -75,6 +79,7 @@ extension RequestPipeline {
             self.redirects = redirects
             self.security = security
             self.baseURL = baseURL
+            self.tokens = tokens
             self.userAgent = userAgent
             self.logger = logger
             self.redaction = redaction

@@ -4,11 +4,13 @@ extension RequestPipeline {
     struct Handle: Sendable {
         let mailbox: Mailbox<Message>
         private let configuration: Configuration
+        private let execution: RequestExecution
         private let lastID = Locked<UInt64>(0)
 
-        init(mailbox: Mailbox<Message>, configuration: Configuration) {
+        init(mailbox: Mailbox<Message>, configuration: Configuration, execution: RequestExecution) {
             self.mailbox = mailbox
             self.configuration = configuration
+            self.execution = execution
         }
 
         /// Sends `request` through the pipeline and returns its final response (2xx, or a 3xx
@@ -18,11 +20,8 @@ extension RequestPipeline {
         /// - Throws: the request's ``NetworkError``, or a ``RuntimeError`` if the pipeline is
         ///   unavailable or restarted while holding it.
         func send(_ request: HTTPRequest, options: RequestOptions) async throws -> HTTPResponse {
-            var request = request
-            if let userAgent = configuration.userAgent, !request.headers.contains("User-Agent") {
-                request.headers.add(name: "User-Agent", value: userAgent)
-            }
-            let id = RequestID(lastID.withLock { $0 += 1; return $0 })
+            let request = withUserAgent(request)
+            let id = nextID()
             let deadline = configuration.clock.now + (options.deadline ?? configuration.requestDeadline)
             let attemptTimeout = options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout
             let retryPolicy = options.retryPolicy ?? configuration.retryPolicy
@@ -33,6 +32,27 @@ extension RequestPipeline {
                         retryPolicy: retryPolicy, requiresAuth: options.requiresAuth, reply: reply))
                 },
                 onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
+        }
+
+        /// Sends one of the client's own requests (the token refresh) as ``send(_:options:)``
+        /// does, but without an admission slot, so it never waits behind the requests that are
+        /// waiting for it (see ``RequestExecution/sendUnadmitted(_:id:)``).
+        func sendUnadmitted(_ request: HTTPRequest) async -> Result<HTTPResponse, NetworkError> {
+            let request = withUserAgent(request)
+            return await execution.sendUnadmitted(request, id: nextID())
+        }
+
+        /// `request` with the default `User-Agent`, unless it has one.
+        private func withUserAgent(_ request: HTTPRequest) -> HTTPRequest {
+            guard let userAgent = configuration.userAgent, !request.headers.contains("User-Agent") else { return request }
+            var request = request
+            request.headers.add(name: "User-Agent", value: userAgent)
+            return request
+        }
+
+        /// A new request identifier.
+        private func nextID() -> RequestID {
+            RequestID(lastID.withLock { $0 += 1; return $0 })
         }
 
         /// The pipeline's counters.

@@ -46,7 +46,7 @@ actor RequestPipeline: Component {
         let mailbox = Mailbox<Message>(name: "RequestPipeline")
         let execution = RequestExecution(configuration: configuration, events: events, mailbox: mailbox)
         let spec = ChildSpec.component(mailbox: mailbox) { RequestPipeline(execution: execution, configuration: configuration) }
-        return (Handle(mailbox: mailbox, configuration: configuration), spec)
+        return (Handle(mailbox: mailbox, configuration: configuration, execution: execution), spec)
     }
 
     func handle(_ message: Message) {

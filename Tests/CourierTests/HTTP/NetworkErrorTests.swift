@@ -55,6 +55,7 @@ private let everyCase: [NetworkError] = [
     .decodingError(underlying: Cause(name: "decode"), bodyPrefix: "<html>"),
     .encodingError(underlying: Cause(name: "encode")),
     .securityError("refused plain http request to example.com"),
+    .invalidToken("the JWT payload has no numeric exp claim"),
     .responseTooLarge(limit: 1024),
     .cancelled,
     .overloaded,
@@ -173,7 +174,7 @@ private let everyCase: [NetworkError] = [
             .invalidURL("x"), .invalidRequest("x"), .invalidResponse("x"), .unauthorized(nil), .forbidden(response(403)),
             .notFound(response(404)), .conflict(response(409)), .notModified(response(304)), .tooManyRedirects(limit: 1),
             .decodingError(underlying: Cause(name: "d"), bodyPrefix: ""), .encodingError(underlying: Cause(name: "e")),
-            .securityError("x"), .responseTooLarge(limit: 1), .cancelled, .componentUnavailable("x"),
+            .securityError("x"), .invalidToken("x"), .responseTooLarge(limit: 1), .cancelled, .componentUnavailable("x"),
             .unknown(underlying: nil),
         ]
         for error in permanent {

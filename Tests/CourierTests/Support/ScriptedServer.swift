@@ -34,10 +34,24 @@ struct ScriptedResponse: Sendable, Encodable {
     var headerList: [[String]]? = nil
     /// Send the body with chunked transfer coding (no `Content-Length`).
     var chunked: Bool? = nil
+    /// `[name, value]`: serve this response only to requests whose header `name` is `value`;
+    /// the others get ``otherwise``'s one element.
+    var whenHeader: [String]? = nil
+    /// What requests that do not match ``whenHeader`` get (one element; an array to allow the
+    /// recursion).
+    var otherwise: [ScriptedResponse]? = nil
 
     private enum CodingKeys: String, CodingKey {
-        case status, headers, body, bodySize, delay, hold, echo, trickle, headerList, chunked
+        case status, headers, body, bodySize, delay, hold, echo, trickle, headerList, chunked, whenHeader, otherwise
         case bodyData = "bodyBase64"
+    }
+
+    /// This response to requests whose `name` header is `value`; `otherwise` to the others.
+    func when(header name: String, is value: String, otherwise: ScriptedResponse) -> ScriptedResponse {
+        var conditional = self
+        conditional.whenHeader = [name, value]
+        conditional.otherwise = [otherwise]
+        return conditional
     }
 
     /// A response with `status`, no body.

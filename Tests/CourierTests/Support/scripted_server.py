@@ -270,6 +270,11 @@ class Handler(BaseHTTPRequestHandler):
     # -- scripted responses -------------------------------------------------
 
     def serve_spec(self, spec, route, query, body):
+        # "whenHeader": [name, value] serves this spec only to requests whose header has that
+        # value; the others get "otherwise" (a one-element list holding a spec).
+        condition = spec.get("whenHeader")
+        if condition and self.headers.get(condition[0]) != condition[1]:
+            spec = (spec.get("otherwise") or [{"status": 404}])[0]
         delay = float(spec.get("delay") or 0)
         if delay > 0:
             time.sleep(delay)

@@ -1,0 +1,13 @@
+extension NetworkError {
+    /// The one place where what a component answered becomes the user's error model: a
+    /// `NetworkError` stays as it is, runtime errors map to their cases of the same name, and
+    /// anything else unexpected is `unknown`.
+    init(answer error: any Error) {
+        switch error {
+        case let error as NetworkError: self = error
+        case RuntimeError.componentUnavailable(let name): self = .componentUnavailable(name)
+        case RuntimeError.componentRestarted(let name): self = .componentRestarted(name)
+        default: self = .unknown(underlying: error)
+        }
+    }
+}

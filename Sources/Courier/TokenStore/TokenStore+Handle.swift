@@ -1,0 +1,62 @@
+import Foundation
+
+extension TokenStore {
+    /// What the rest of the client holds to use the token store: its mailbox, and the credential
+    /// it publishes. Built before the store starts (messages sent meanwhile wait in the mailbox).
+    struct Handle: Sendable {
+        let mailbox: Mailbox<Message>
+        let credential: LatestValue<Credential>
+        let clock: any TimeSource
+
+        /// The credential to send now: the published one, read without a message, unless it is
+        /// due for a refresh (then one `token` ask, which waits for the refresh).
+        /// - Throws: ``NetworkError/unauthorized(_:)`` (nil response) when there are no tokens.
+        func current() async throws(NetworkError) -> Credential {
+            let credential = credential.value
+            guard credential.authorization != nil else { throw .unauthorized(nil) }
+            if let refreshAt = credential.refreshAt, clock.currentDate >= refreshAt {
+                return try await token(rejected: nil, forced: false)
+            }
+            return credential
+        }
+
+        /// A credential after the one of `version` came back 401: the current one if it is
+        /// newer, else the one a refresh brings (one refresh for any number of callers).
+        func renewed(after version: Int) async throws(NetworkError) -> Credential {
+            try await token(rejected: version, forced: false)
+        }
+
+        /// Refreshes now, whatever the expiry.
+        func forceRefresh() async throws(NetworkError) -> Credential {
+            try await token(rejected: nil, forced: true)
+        }
+
+        /// Sets (or, with `nil`, clears) the tokens.
+        func set(_ tokens: Tokens?) async throws(NetworkError) {
+            try await ask { .set(tokens, $0) }
+        }
+
+        /// Where the session stands.
+        func state() async throws(NetworkError) -> SessionState {
+            try await ask { .state($0) }
+        }
+
+        /// One `token` ask. If the store restarted while holding it, asks the new instance once
+        /// more: a restart alone never fails a request.
+        private func token(rejected: Int?, forced: Bool) async throws(NetworkError) -> Credential {
+            do {
+                return try await ask { .token(rejected: rejected, forced: forced, $0) }
+            } catch .componentRestarted {
+                return try await ask { .token(rejected: rejected, forced: forced, $0) }
+            }
+        }
+
+        private func ask<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws(NetworkError) -> Value {
+            do {
+                return try await mailbox.ask(makeMessage)
+            } catch {
+                throw NetworkError(answer: error)
+            }
+        }
+    }
+}

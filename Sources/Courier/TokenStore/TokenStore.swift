@@ -1,0 +1,197 @@
+import Foundation
+
+/// Owns the session's tokens: sign-in and sign-out, persistence, and the refresh — one at a
+/// time, whatever the number of requests that need it, with the decisions made by the pure
+/// ``RefreshMachine``.
+///
+/// It publishes the current ``Credential`` in a ``LatestValue`` (the auth interceptor reads it
+/// without a message) and ``TokenEvent``s for observers. A request only asks it (`token`) when
+/// its token is due for a refresh or came back 401. The refresh call itself runs in a child task
+/// (the mailbox loop never awaits it); its result comes back as `refreshFinished`. When an
+/// instance goes away (a failure, shutdown), requests waiting for its refresh are answered by
+/// their replies (`componentRestarted` / `componentUnavailable`), never left hanging.
+actor TokenStore: Component {
+    /// The messages the token store understands: its whole API.
+    enum Message: Sendable {
+        /// Replace the tokens (`nil`: sign out), persist them, and answer (ask).
+        case set(Tokens?, Reply<Void>)
+        /// A token a request may use: the current one, or one after a refresh when the current
+        /// one is due (`forced`, or past its refresh time) or came back 401 (`rejected`: the
+        /// version it was sent with). Fails with `unauthorized` when there is none (ask).
+        case token(rejected: Int?, forced: Bool, Reply<Credential>)
+        /// A refresh call ended (tell, from its task).
+        case refreshFinished(generation: Int, Result<Tokens, NetworkError>)
+        /// Where the session stands (ask).
+        case state(Reply<SessionState>)
+    }
+
+    /// What every instance runs with; it outlives instances (the supervisor makes a new
+    /// instance on the same environment after a failure).
+    struct Environment: Sendable {
+        let mailbox: Mailbox<Message>
+        /// Where the current credential is published.
+        let credential: LatestValue<Credential>
+        let events: EventBroadcaster<TokenEvent>
+        let persistence: any TokenPersistence
+        /// Sends the refresh request (through transport, retry and logging, never auth).
+        let refresh: @Sendable (_ refreshToken: String) async -> Result<Tokens, NetworkError>
+        /// Requests refresh this long before the access token expires.
+        let threshold: Duration
+        let maxRefreshes: Int
+        let refreshWindow: Duration
+        let clock: any TimeSource
+    }
+
+    private let environment: Environment
+    private var tokens: Tokens?
+    private var machine: RefreshMachine
+    /// Requests waiting for the refresh in flight.
+    private var waiters: [Reply<Credential>] = []
+
+    /// A fresh instance: the tokens come from persistence (a failed load means signed out, with
+    /// an event), the version goes on from the last one published.
+    init(_ environment: Environment) {
+        self.environment = environment
+        machine = RefreshMachine(
+            version: environment.credential.value.version, limit: environment.maxRefreshes, window: environment.refreshWindow)
+        do {
+            tokens = try environment.persistence.load()
+        } catch {
+            tokens = nil
+            environment.events.publish(.storageFailed("could not load the tokens: \(error)"))
+        }
+        environment.credential.publish(Self.credential(tokens, version: machine.version, threshold: environment.threshold))
+    }
+
+    func handle(_ message: Message) {
+        switch message {
+        case .set(let new, let reply):
+            let refreshing = waiters
+            waiters = []
+            tokens = new
+            if let new {
+                machine.tokensSet()
+                persist { try $0.save(new) }
+                environment.events.publish(.signedIn(expiresAt: new.expiresAt))
+            } else {
+                machine.tokensCleared()
+                persist { try $0.remove() }
+                environment.events.publish(.signedOut)
+            }
+            let credential = publishCredential()
+            // Whoever waited for a refresh gets the new tokens, or is refused after a sign-out.
+            for waiter in refreshing { answer(waiter, credential) }
+            reply.succeed(())
+        case .token(let rejected, let forced, let reply):
+            let current = environment.credential.value
+            let stale = forced || current.refreshAt.map { environment.clock.currentDate >= $0 } ?? false
+            let decision = machine.tokenNeeded(
+                rejected: forced ? machine.version : rejected, stale: stale, hasTokens: tokens != nil,
+                canRefresh: tokens?.refreshToken != nil, now: environment.clock.now)
+            switch decision {
+            case .useCurrent:
+                answer(reply, current)
+            case .join:
+                waiters.append(reply)
+            case .start(let generation):
+                waiters.append(reply)
+                startRefresh(generation)
+            case .refuse:
+                reply.fail(NetworkError.unauthorized(nil))
+            }
+        case .refreshFinished(let generation, let result):
+            finishRefresh(generation, result)
+        case .state(let reply):
+            reply.succeed(state)
+        }
+    }
+
+    private var state: SessionState {
+        if machine.phase == .failed { return .expired }
+        guard let tokens else { return .signedOut }
+        return .signedIn(expiresAt: tokens.expiresAt)
+    }
+
+    private func startRefresh(_ generation: Int) {
+        guard let refreshToken = tokens?.refreshToken else { return }
+        let (refresh, mailbox) = (environment.refresh, environment.mailbox)
+        Task {
+            let result = await refresh(refreshToken)
+            try? mailbox.send(.refreshFinished(generation: generation, result))
+        }
+    }
+
+    private func finishRefresh(_ generation: Int, _ result: Result<Tokens, NetworkError>) {
+        let outcome: RefreshMachine.Outcome
+        switch result {
+        case .success: outcome = .refreshed
+        case .failure(let error): outcome = Self.rejectsRefreshToken(error) ? .rejected : .transient
+        }
+        guard machine.refreshFinished(generation: generation, outcome) else { return }
+        let refreshing = waiters
+        waiters = []
+        switch result {
+        case .success(var new):
+            // Rotation: a response without a refresh token keeps the one that worked.
+            if new.refreshToken == nil { new.refreshToken = tokens?.refreshToken }
+            tokens = new
+            persist { try $0.save(new) }
+            let credential = publishCredential()
+            environment.events.publish(.refreshed(expiresAt: new.expiresAt))
+            for waiter in refreshing { answer(waiter, credential) }
+        case .failure(let error) where outcome == .rejected:
+            tokens = nil
+            persist { try $0.remove() }
+            publishCredential()
+            environment.events.publish(.sessionExpired)
+            for waiter in refreshing { waiter.fail(NetworkError.unauthorized(error.response)) }
+        case .failure(let error):
+            environment.events.publish(.refreshFailed(error))
+            for waiter in refreshing { waiter.fail(error) }
+        }
+    }
+
+    /// Publishes the credential of the current tokens and returns it.
+    @discardableResult
+    private func publishCredential() -> Credential {
+        let credential = Self.credential(tokens, version: machine.version, threshold: environment.threshold)
+        environment.credential.publish(credential)
+        return credential
+    }
+
+    private static func credential(_ tokens: Tokens?, version: Int, threshold: Duration) -> Credential {
+        guard let tokens else { return .none(version: version) }
+        return Credential(
+            authorization: "Bearer " + tokens.accessToken, version: version,
+            refreshAt: tokens.expiresAt.map { $0.addingTimeInterval(-threshold.inSeconds) })
+    }
+
+    private func answer(_ reply: Reply<Credential>, _ credential: Credential) {
+        if credential.authorization == nil {
+            reply.fail(NetworkError.unauthorized(nil))
+        } else {
+            reply.succeed(credential)
+        }
+    }
+
+    /// Runs a persistence call; a failure is published, and the tokens stay in memory.
+    private func persist(_ body: (any TokenPersistence) throws -> Void) {
+        do {
+            try body(environment.persistence)
+        } catch {
+            environment.events.publish(.storageFailed("\(error)"))
+        }
+    }
+
+    /// Whether the refresh endpoint refused the refresh token itself (401, or 400 with the
+    /// OAuth error `invalid_grant`), as opposed to failing for a reason that may pass.
+    static func rejectsRefreshToken(_ error: NetworkError) -> Bool {
+        switch error {
+        case .unauthorized(let response): return response != nil
+        case .serverError(let response) where response.status == 400:
+            let body = String(decoding: response.body.prefix(4096), as: UTF8.self)
+            return body.contains("invalid_grant")
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A session's credentials: the access token sent as `Authorization: Bearer`, the refresh token
+/// that buys a new one, and when the access token expires.
+///
+/// Its description never shows the tokens, so printing or logging one leaks nothing.
+public struct Tokens: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// The token sent with requests.
+    public var accessToken: String
+    /// The token sent to the refresh endpoint, if the server gave one.
+    public var refreshToken: String?
+    /// When the access token stops being accepted, if known.
+    public var expiresAt: Date?
+
+    /// Tokens with a known (or no) expiry.
+    public init(accessToken: String, refreshToken: String?, expiresAt: Date?) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+    }
+
+    /// Tokens whose expiry is read from the access token, a JWT (its payload's `exp` claim).
+    /// The signature is not checked: the server verifies tokens, the client only reads when to
+    /// refresh.
+    /// - Throws: ``NetworkError/invalidToken(_:)`` if the access token is not a JWT with a
+    ///   numeric `exp`.
+    public init(jwt accessToken: String, refreshToken: String?) throws(NetworkError) {
+        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: try JWT.expiry(of: accessToken))
+    }
+
+    /// Tokens for an opaque access token that expires `expiresIn` seconds after `now` (the
+    /// `expires_in` of an OAuth token response).
+    public init(accessToken: String, refreshToken: String?, expiresIn: TimeInterval, now: Date) {
+        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: now.addingTimeInterval(expiresIn))
+    }
+
+    /// Shows the expiry only, never a token.
+    public var description: String {
+        "Tokens(expiresAt: \(expiresAt.map { "\($0)" } ?? "unknown"), refreshToken: \(refreshToken == nil ? "none" : "present"))"
+    }
+}
