@@ -18,15 +18,13 @@ public struct AuthInterceptor: RequestInterceptor {
     }
     /// ``publicPaths`` as bytes, without trailing slashes: matched on every request.
     private var publicSuffixes: [[UInt8]]
-    private let source: Source
-
-    /// Where tokens come from.
-    private enum Source: Sendable {
-        /// The app's own closure, read before every attempt.
-        case closure(@Sendable () async throws(NetworkError) -> String?)
-        /// The client's ``TokenStore``: its published credential, refreshed when due.
-        case store(TokenStore.Handle)
-    }
+    // Two optionals rather than an enum: Swift 6.3.1 miscompiles a switch, in an async
+    // function, over an enum whose payload is a typed-throws async closure (the program jumps
+    // to a bad address).
+    /// The app's own token closure, read before every attempt (when there is no store).
+    private let token: (@Sendable () async throws(NetworkError) -> String?)?
+    /// The client's ``TokenStore``: its published credential, refreshed when due.
+    private let store: TokenStore.Handle?
 
     /// The usual public paths: login, token refresh, health check.
     public static let defaultPublicPaths = ["/auth/login", "/auth/refresh", "/health"]
@@ -39,7 +37,8 @@ public struct AuthInterceptor: RequestInterceptor {
         let paths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
         self.publicPaths = paths
         self.publicSuffixes = Self.suffixes(paths)
-        self.source = .closure(token)
+        self.token = token
+        self.store = nil
     }
 
     /// An interceptor reading the credential the client's token store publishes.
@@ -47,7 +46,8 @@ public struct AuthInterceptor: RequestInterceptor {
         let paths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
         self.publicPaths = paths
         self.publicSuffixes = Self.suffixes(paths)
-        self.source = .store(store)
+        self.token = nil
+        self.store = store
     }
 
     /// Adds the bearer token, or lets a public request through untouched.
@@ -56,15 +56,14 @@ public struct AuthInterceptor: RequestInterceptor {
             return .proceed(request)
         }
         var request = request
-        switch source {
-        case .closure(let token):
-            guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
-            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer " + token)
-        case .store(let store):
+        if let store {
             let credential = try await store.current()
             guard let authorization = credential.authorization else { throw .unauthorized(nil) }
             request.headers.replaceOrAdd(name: "Authorization", value: authorization)
             request.credentialVersion = credential.version
+        } else if let token {
+            guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
+            request.headers.replaceOrAdd(name: "Authorization", value: "Bearer " + token)
         }
         return .proceed(request)
     }

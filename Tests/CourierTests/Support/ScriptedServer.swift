@@ -54,6 +54,13 @@ struct ScriptedResponse: Sendable, Encodable {
         return conditional
     }
 
+    /// This response, sent after `delay` seconds.
+    func with(delay: Double) -> ScriptedResponse {
+        var delayed = self
+        delayed.delay = delay
+        return delayed
+    }
+
     /// A response with `status`, no body.
     static func status(_ status: Int, headers: [String: String]? = nil) -> ScriptedResponse {
         ScriptedResponse(status: status, headers: headers)
