@@ -206,7 +206,7 @@ private let everyCase: [NetworkError] = [
         #expect(NetworkError.notModified(response(304)).statusCode == 304)
         #expect(NetworkError.serverError(response(503)).statusCode == 503)
         let statusless = everyCase.filter { $0.response == nil }
-        #expect(statusless.count == 19)
+        #expect(statusless.count == 20)
         for error in statusless {
             #expect(error.statusCode == nil, "\(error)")
         }
