@@ -19,8 +19,9 @@ actor TokenStore: Component {
         /// one is due (`forced`, or past its refresh time) or came back 401 (`rejected`: the
         /// version it was sent with). Fails with `unauthorized` when there is none (ask).
         case token(rejected: Int?, forced: Bool, Reply<Credential>)
-        /// A refresh call ended (tell, from its task).
-        case refreshFinished(generation: Int, Result<Tokens, NetworkError>)
+        /// A refresh call ended (tell, from its task). `instance` names the store instance that
+        /// started it: a later instance ignores it.
+        case refreshFinished(instance: UInt64, generation: Int, Result<Tokens, NetworkError>)
         /// Where the session stands (ask).
         case state(Reply<SessionState>)
     }
@@ -43,6 +44,9 @@ actor TokenStore: Component {
     }
 
     private let environment: Environment
+    /// This instance's identity, so that a refresh started by an earlier instance (whose waiters
+    /// were already answered `componentRestarted`) is not taken for one of its own.
+    private let instance = UInt64.random(in: .min ... .max)
     private var tokens: Tokens?
     private var machine: RefreshMachine
     /// Requests waiting for the refresh in flight.
@@ -63,19 +67,25 @@ actor TokenStore: Component {
         environment.credential.publish(Self.credential(tokens, version: machine.version, threshold: environment.threshold))
     }
 
-    func handle(_ message: Message) {
+    /// Throws when a sign-in or sign-out cannot be persisted: the store then fails, the caller
+    /// is answered `componentRestarted`, and the next instance starts from what is durable.
+    func handle(_ message: Message) throws {
         switch message {
         case .set(let new, let reply):
+            do {
+                if let new { try environment.persistence.save(new) } else { try environment.persistence.remove() }
+            } catch {
+                environment.events.publish(.storageFailed("\(error)"))
+                throw error
+            }
             let refreshing = waiters
             waiters = []
             tokens = new
             if let new {
                 machine.tokensSet()
-                persist { try $0.save(new) }
                 environment.events.publish(.signedIn(expiresAt: new.expiresAt))
             } else {
                 machine.tokensCleared()
-                persist { try $0.remove() }
                 environment.events.publish(.signedOut)
             }
             let credential = publishCredential()
@@ -99,8 +109,8 @@ actor TokenStore: Component {
             case .refuse:
                 reply.fail(NetworkError.unauthorized(nil))
             }
-        case .refreshFinished(let generation, let result):
-            finishRefresh(generation, result)
+        case .refreshFinished(let instance, let generation, let result):
+            if instance == self.instance { finishRefresh(generation, result) }
         case .state(let reply):
             reply.succeed(state)
         }
@@ -114,10 +124,10 @@ actor TokenStore: Component {
 
     private func startRefresh(_ generation: Int) {
         guard let refreshToken = tokens?.refreshToken else { return }
-        let (refresh, mailbox) = (environment.refresh, environment.mailbox)
+        let (refresh, mailbox, instance) = (environment.refresh, environment.mailbox, instance)
         Task {
             let result = await refresh(refreshToken)
-            try? mailbox.send(.refreshFinished(generation: generation, result))
+            try? mailbox.send(.refreshFinished(instance: instance, generation: generation, result))
         }
     }
 
@@ -174,7 +184,8 @@ actor TokenStore: Component {
         }
     }
 
-    /// Runs a persistence call; a failure is published, and the tokens stay in memory.
+    /// Runs a persistence call after a refresh; a failure is published and the tokens stay in
+    /// memory (failing the store would lose tokens the server has already rotated).
     private func persist(_ body: (any TokenPersistence) throws -> Void) {
         do {
             try body(environment.persistence)

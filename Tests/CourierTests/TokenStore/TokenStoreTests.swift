@@ -43,7 +43,27 @@ func concurrentGets(_ api: APIClient, count: Int) async -> (successes: Int, erro
     }
 }
 
-@Suite struct TokenStoreTests {
+/// In-memory persistence whose saves fail while `failing` is set (a full disk, say).
+final class FailingSaves: TokenPersistence {
+    private let saved = InMemoryTokenPersistence()
+    private let failure = Locked(false)
+
+    var failing: Bool {
+        get { failure.withLock { $0 } }
+        set { failure.withLock { $0 = newValue } }
+    }
+
+    func load() -> Tokens? { saved.load() }
+    func save(_ tokens: Tokens) throws {
+        if failing { throw CocoaError(.fileWriteOutOfSpace) }
+        saved.save(tokens)
+    }
+    func remove() { saved.remove() }
+}
+
+/// Serialized: two of these send 500 requests each over loopback; run together (and under
+/// ThreadSanitizer) they would starve the suite's timing-sensitive tests.
+@Suite(.serialized) struct TokenStoreTests {
     let me = #"{"id":1,"name":"Ann"}"#
 
     @Test("500 concurrent requests with an expired token: one refresh, then every request carries the new token")
@@ -228,6 +248,39 @@ func concurrentGets(_ api: APIClient, count: Int) async -> (successes: Int, erro
             _ = try await second.send(Endpoint<User>(path: "me", version: .v1))
             #expect(try await server.requests(path: "/v1/me").last?.header("Authorization") == "Bearer kept")
             await second.shutdown()
+        }
+    }
+
+    @Test("the token store restarted by its supervisor mid-storm: no request hangs, none goes out with a token that was never kept")
+    func restartMidStorm() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/auth/refresh", [refreshAnswer(access: "new").with(delay: 0.3)])
+            try await server.script("/v1/me", [.json(200, me).when(header: "Authorization", is: "Bearer new", otherwise: .status(401))])
+            let persistence = FailingSaves()
+            let api = sessionClient(server, persistence: persistence)
+            let supervision = api.supervisionEvents()
+            try await api.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
+            async let storm = concurrentGets(api, count: 200)
+            _ = try await server.waitForRequests(path: "/auth/refresh", count: 1)
+            // A sign-in that cannot be persisted fails the store while requests wait for its refresh.
+            persistence.failing = true
+            await #expect {
+                try await api.signIn(Tokens(accessToken: "never-kept", refreshToken: "r9", expiresAt: nil))
+            } throws: { error in
+                if case NetworkError.componentRestarted("TokenStore") = error { true } else { false }
+            }
+            persistence.failing = false
+            let result = await storm
+            #expect(result.successes == 200)
+            #expect(result.errors.isEmpty)
+            let tokensSent = Set(try await server.requests(path: "/v1/me").map { $0.header("Authorization") ?? "none" })
+            #expect(tokensSent.isSubset(of: ["Bearer old", "Bearer new"]))
+            var restarted = false
+            for await event in supervision {
+                if case .restarted(child: "TokenStore", _) = event { restarted = true; break }
+            }
+            #expect(restarted)
+            await api.shutdown()
         }
     }
 }

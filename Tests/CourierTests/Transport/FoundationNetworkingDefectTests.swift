@@ -49,9 +49,11 @@ import Testing
             }
             let elapsed = ContinuousClock.now - started
             guard case .timeout(.attempt, _)? = error else { Issue.record("got \(String(describing: error))"); return }
-            // Not before the timeout (truncation fired early); well before the server answers.
+            // Not before the timeout (truncation fired early), and Courier's timer, not the
+            // server's answer at 5 s, ended it (the margin is wide: under ThreadSanitizer, with
+            // the rest of the suite running beside it, the timer's thread can lag by seconds).
             #expect(elapsed >= timeout)
-            #expect(elapsed < timeout + .seconds(2))
+            #expect(elapsed < .seconds(4))
         }
     }
 
