@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// What one benchmark run measures: the raw path (the baseline: the transport called directly,
 /// plus the same JSON decode), Courier's path (`APIClient.send` with the security guard and
-/// auth on: the cache-miss path), and over URLSession the transport alone.
+/// auth from the session's token store on: the cache-miss path), and over URLSession the transport alone.
 struct Scenario: Sendable {
     /// `in-memory` or `urlsession`.
     let transportName: String
@@ -63,7 +63,8 @@ struct Scenario: Sendable {
         let client = APIClient(configuration: .init(
             baseURL: baseURL,
             transport: transport,
-            auth: AuthInterceptor { token },
+            // Auth through the token store, signed in from its persistence (no refresh is due).
+            session: .init(persistence: InMemoryTokenPersistence(Tokens(accessToken: token, refreshToken: "bench-refresh", expiresAt: nil))),
             retryPolicy: .never,
             limits: .init(maxConcurrentRequests: 256)
         ))

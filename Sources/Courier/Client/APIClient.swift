@@ -34,7 +34,7 @@ public final class APIClient: Sendable {
         // either, and its refresh call goes through the pipeline's execution, unadmitted.
         let tokenMailbox = Mailbox<TokenStore.Message>(name: "TokenStore")
         let tokens = configuration.session.map { _ in
-            TokenStore.Handle(mailbox: tokenMailbox, credential: LatestValue(.none(version: 0)), clock: configuration.clock)
+            TokenStore.Handle(mailbox: tokenMailbox, credential: LatestValue(.unpublished), clock: configuration.clock)
         }
         self.tokens = tokens
         let (pipeline, pipelineChild) = RequestPipeline.child(configuration.pipeline(tokens: tokens), events: requestEvents)

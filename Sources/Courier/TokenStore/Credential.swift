@@ -10,8 +10,14 @@ struct Credential: Sendable {
     let version: Int
     /// From then on, requests refresh first (expiry minus the refresh threshold); `nil` never.
     let refreshAt: Date?
+    /// Whether a store instance published it. Until the first instance has loaded the tokens
+    /// from persistence, requests ask the store instead of failing as signed out.
+    var isPublished = true
 
     static func none(version: Int) -> Credential {
         Credential(authorization: nil, version: version, refreshAt: nil)
     }
+
+    /// What the client holds before its store has started.
+    static let unpublished = Credential(authorization: nil, version: 0, refreshAt: nil, isPublished: false)
 }

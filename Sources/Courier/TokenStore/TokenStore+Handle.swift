@@ -13,6 +13,8 @@ extension TokenStore {
         /// - Throws: ``NetworkError/unauthorized(_:)`` (nil response) when there are no tokens.
         func current() async throws(NetworkError) -> Credential {
             let credential = credential.value
+            // Before the store has loaded the persisted tokens, ask it (the ask waits for it).
+            guard credential.isPublished else { return try await token(rejected: nil, forced: false) }
             guard credential.authorization != nil else { throw .unauthorized(nil) }
             if let refreshAt = credential.refreshAt, clock.currentDate >= refreshAt {
                 return try await token(rejected: nil, forced: false)
