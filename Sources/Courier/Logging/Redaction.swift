@@ -11,10 +11,15 @@ public struct Redaction: Sendable, Equatable {
     public static let placeholder = "<redacted>"
 
     /// Creates a redaction; the defaults cover Authorization, Proxy-Authorization, Cookie,
-    /// Set-Cookie, and `token`, `access_token`, `refresh_token`, `code`, `password`.
+    /// Set-Cookie, X-API-Key, X-Auth-Token, and `token`, `access_token`, `refresh_token`,
+    /// `id_token`, `client_secret` (each also in camel case, as token endpoints write them:
+    /// `accessToken`), `code`, `password`.
     public init(
         headers: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token"],
-        parameters: Set<String> = ["token", "access_token", "refresh_token", "code", "password", "id_token", "client_secret"]
+        parameters: Set<String> = [
+            "token", "access_token", "refresh_token", "code", "password", "id_token", "client_secret",
+            "accesstoken", "refreshtoken", "idtoken", "clientsecret",
+        ]
     ) {
         self.headers = Set(headers.map { $0.lowercased() })
         self.parameters = Set(parameters.map { $0.lowercased() })

@@ -283,4 +283,30 @@ final class FailingSaves: TokenPersistence {
             await api.shutdown()
         }
     }
+
+    @Test("a verbose log of a refresh and of the requests around it shows no token")
+    func tokensNeverReachTheLog() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/auth/refresh", [refreshAnswer(access: "access-NEW-secret", refresh: "refresh-NEW-secret")])
+            try await server.script("/v1/me", [.json(200, me)])
+            let logger = CapturingLogger(minimumLevel: .trace)
+            let api = client(server.baseURL, retryPolicy: .never) {
+                $0.session = .init()
+                $0.logging = .init(logger: logger, detail: .verbose)
+            }
+            let events = api.tokenEvents()
+            try await api.signIn(Tokens(accessToken: "access-OLD-secret", refreshToken: "refresh-OLD-secret", expiresAt: nil))
+            _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
+            try await api.refreshSession()
+            _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
+            await api.shutdown()
+            #expect(try await server.requests(path: "/auth/refresh").count == 1)
+            #expect(!logger.allText.isEmpty)
+            #expect(!logger.allText.contains("secret"))
+            var described: [String] = []
+            for await event in events { described.append("\(event)") }
+            #expect(described.count >= 2)
+            #expect(!described.joined().contains("secret"))
+        }
+    }
 }
