@@ -10,8 +10,8 @@ struct Credential: Sendable {
     let version: Int
     /// From then on, requests refresh first (expiry minus the refresh threshold); `nil` never.
     let refreshAt: Date?
-    /// Whether a store instance published it. Until the first instance has loaded the tokens
-    /// from persistence, requests ask the store instead of failing as signed out.
+    /// Whether a store instance published it. Until the store has loaded the tokens from
+    /// persistence (before its first message), requests ask it instead of failing as signed out.
     var isPublished = true
 
     static func none(version: Int) -> Credential {

@@ -13,7 +13,7 @@ extension TokenStore {
         /// - Throws: ``NetworkError/unauthorized(_:)`` (nil response) when there are no tokens.
         func current() async throws(NetworkError) -> Credential {
             let credential = credential.value
-            // Before the store has loaded the persisted tokens, ask it (the ask waits for it).
+            // Before the store has loaded the persisted tokens, ask it (its first message loads them).
             guard credential.isPublished else { return try await token(rejected: nil, forced: false) }
             guard credential.authorization != nil else { throw .unauthorized(nil) }
             if let refreshAt = credential.refreshAt, clock.currentDate >= refreshAt {

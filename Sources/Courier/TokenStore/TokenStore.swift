@@ -52,24 +52,20 @@ actor TokenStore: Component {
     /// Requests waiting for the refresh in flight.
     private var waiters: [Reply<Credential>] = []
 
-    /// A fresh instance: the tokens come from persistence (a failed load means signed out, with
-    /// an event), the version goes on from the last one published.
+    /// Whether this instance has read the persisted tokens (it does before its first message).
+    private var loaded = false
+
+    /// A fresh instance; the version goes on from the last one published.
     init(_ environment: Environment) {
         self.environment = environment
         machine = RefreshMachine(
             version: environment.credential.value.version, limit: environment.maxRefreshes, window: environment.refreshWindow)
-        do {
-            tokens = try environment.persistence.load()
-        } catch {
-            tokens = nil
-            environment.events.publish(.storageFailed("could not load the tokens: \(error)"))
-        }
-        environment.credential.publish(Self.credential(tokens, version: machine.version, threshold: environment.threshold))
     }
 
     /// Throws when a sign-in or sign-out cannot be persisted: the store then fails, the caller
     /// is answered `componentRestarted`, and the next instance starts from what is durable.
     func handle(_ message: Message) throws {
+        if !loaded { load() }
         switch message {
         case .set(let new, let reply):
             do {
@@ -114,6 +110,20 @@ actor TokenStore: Component {
         case .state(let reply):
             reply.succeed(state)
         }
+    }
+
+    /// Reads the persisted tokens (a failed load means signed out, with an event) and publishes
+    /// their credential. Done before the first message rather than at creation, so that the
+    /// event of a failed load reaches whoever subscribed before asking anything.
+    private func load() {
+        loaded = true
+        do {
+            tokens = try environment.persistence.load()
+        } catch {
+            tokens = nil
+            environment.events.publish(.storageFailed("could not load the tokens: \(error)"))
+        }
+        publishCredential()
     }
 
     private var state: SessionState {

@@ -224,6 +224,7 @@ final class FailingSaves: TokenPersistence {
         let api = client(URL(string: "https://api.example.com")!, transport: ScriptedTransport()) {
             $0.session = .init(persistence: FileTokenPersistence(url: url))
         }
+        // Subscribed before the first message, which is when the store reads the file.
         let events = api.tokenEvents()
         #expect(try await api.sessionState() == .signedOut)
         var failure: String?
