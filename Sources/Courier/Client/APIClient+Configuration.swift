@@ -146,6 +146,33 @@ extension APIClient {
             }
         }
 
+        /// The response cache: GETs answered from memory under HTTP freshness rules, identical
+        /// concurrent GETs sharing one fetch.
+        public struct Caching: Sendable {
+            /// The most responses kept. Default 100.
+            public var maxEntries: Int
+            /// The most bytes kept (bodies and header fields). Default 10 MiB.
+            public var maxBytes: Int
+            /// Freshness of responses that give none (``CacheTTL/defaultTTL``). Default 300 s.
+            public var defaultTTL: Duration
+            /// The policy of requests that set none. Default ``CachePolicy/cacheFirst``.
+            public var policy: CachePolicy
+            /// The time to live of requests that set none. Default ``CacheTTL/defaultTTL``.
+            public var ttl: CacheTTL
+
+            /// Creates cache settings; the defaults are 100 entries, 10 MiB, 300 s, `cacheFirst`.
+            public init(
+                maxEntries: Int = 100, maxBytes: Int = 10 * 1024 * 1024, defaultTTL: Duration = .seconds(300),
+                policy: CachePolicy = .cacheFirst, ttl: CacheTTL = .defaultTTL
+            ) {
+                self.maxEntries = maxEntries
+                self.maxBytes = maxBytes
+                self.defaultTTL = defaultTTL
+                self.policy = policy
+                self.ttl = ttl
+            }
+        }
+
         /// The URL every endpoint path is appended to (it may carry a path prefix).
         public var baseURL: URL
         /// What moves the bytes. Default ``URLSessionTransport``.
@@ -158,6 +185,8 @@ extension APIClient {
         public var auth: AuthInterceptor?
         /// Tokens managed by the client (sign-in, refresh, persistence). Default none.
         public var session: Session?
+        /// The response cache. Default none: every request goes to the network.
+        public var caching: Caching?
         /// Your request interceptors; they run first, then the security guard, auth and logging.
         public var requestInterceptors: [any RequestInterceptor]
         /// Your response interceptors; they run after logging and the security guard.
@@ -195,6 +224,7 @@ extension APIClient {
             security: SecurityGuard? = SecurityGuard(),
             auth: AuthInterceptor? = nil,
             session: Session? = nil,
+            caching: Caching? = nil,
             requestInterceptors: [any RequestInterceptor] = [],
             responseInterceptors: [any ResponseInterceptor] = [],
             retryPolicy: RetryPolicy = .default,
@@ -214,6 +244,7 @@ extension APIClient {
             self.security = security
             self.auth = auth
             self.session = session
+            self.caching = caching
             self.requestInterceptors = requestInterceptors
             self.responseInterceptors = responseInterceptors
             self.retryPolicy = retryPolicy

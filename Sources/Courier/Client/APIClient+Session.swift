@@ -11,8 +11,12 @@ extension APIClient {
 
     /// Ends the session: the tokens are cleared from memory and persistence, and requests that
     /// need credentials fail with `unauthorized` (without being sent) until the next sign-in.
+    /// The session's cached responses are dropped too.
     public func signOut() async throws(NetworkError) {
-        try await session().set(nil)
+        let session = try session()
+        let identity = session.credential.value.identity
+        try await session.set(nil)
+        if let identity { cache?.tell(.dropIdentity(identity)) }
     }
 
     /// Refreshes the access token now, whatever its expiry (one refresh, shared with any

@@ -16,6 +16,10 @@ public final class APIClient: Sendable {
     /// The session's token store, when the configuration has a ``Configuration/session``.
     let tokens: TokenStore.Handle?
     let tokenEvents = EventBroadcaster<TokenEvent>()
+    /// The response cache, when the configuration has ``Configuration/caching``.
+    let cache: Cache.Handle?
+    /// The interceptor that adds credentials, if any: the cache asks it which requests carry them.
+    private let authentication: AuthInterceptor?
     private let supervisor: Supervisor
     private let started: Task<Void, Never>
     private let requestEvents = EventBroadcaster<RequestEvent>()
@@ -37,9 +41,30 @@ public final class APIClient: Sendable {
             TokenStore.Handle(mailbox: tokenMailbox, credential: LatestValue(.unpublished), clock: configuration.clock)
         }
         self.tokens = tokens
-        let (pipeline, pipelineChild) = RequestPipeline.child(configuration.pipeline(tokens: tokens), events: requestEvents)
+        let pipelineConfiguration = configuration.pipeline(tokens: tokens)
+        authentication = pipelineConfiguration.requestInterceptors.lazy.compactMap { $0 as? AuthInterceptor }.first
+        let (pipeline, pipelineChild) = RequestPipeline.child(pipelineConfiguration, events: requestEvents)
         self.pipeline = pipeline
         var children = [pipelineChild]
+        // The cache starts after the pipeline, whose mailbox its fetches use.
+        if let caching = configuration.caching {
+            let mailbox = Mailbox<Cache.Message>(name: "Cache")
+            let environment = Cache.Environment(
+                mailbox: mailbox,
+                fetch: { request, options in
+                    do {
+                        return .success(try await pipeline.send(request, options: options))
+                    } catch {
+                        return .failure(NetworkError(answer: error))
+                    }
+                },
+                maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
+                defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: configuration.clock)
+            cache = Cache.Handle(mailbox: mailbox)
+            children.append(.component(mailbox: mailbox) { Cache(environment) })
+        } else {
+            cache = nil
+        }
         if let session = configuration.session, let tokens {
             let environment = TokenStore.Environment(
                 mailbox: tokenMailbox, credential: tokens.credential, events: tokenEvents, persistence: session.persistence,
@@ -85,11 +110,37 @@ public final class APIClient: Sendable {
     /// and returns the raw final response (2xx, or a 3xx that was not followed).
     public func data(for request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
+        if let cache, let caching = configuration.caching, request.method == .get, let identity = cacheIdentity(of: request, options) {
+            do {
+                return try await cache.get(
+                    request, options: options, policy: options.cachePolicy ?? caching.policy, ttl: options.cacheTTL ?? caching.ttl,
+                    identity: identity)
+            } catch RuntimeError.componentRestarted {
+                // The cache failed while holding this request: the network answers instead.
+            } catch {
+                throw Self.networkError(error)
+            }
+        }
+        let response: HTTPResponse
         do {
-            return try await pipeline.send(request, options: options)
+            response = try await pipeline.send(request, options: options)
         } catch {
             throw Self.networkError(error)
         }
+        // A write that succeeded makes the stored reads of its URL stale.
+        if let cache, [.post, .put, .patch, .delete].contains(request.method) {
+            cache.tell(.invalidate(url: request.url.absoluteString))
+        }
+        return response
+    }
+
+    /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the
+    /// session's identity when it carries the session's, and `nil` (not cached at all) when it
+    /// carries credentials of unknown identity (its own `Authorization`, or a token closure's).
+    private func cacheIdentity(of request: HTTPRequest, _ options: RequestOptions) -> String? {
+        if request.headers.contains("Authorization") { return nil }
+        guard let authentication, options.requiresAuth, !authentication.isPublic(pathOf: request.url) else { return "" }
+        return tokens?.credential.value.identity
     }
 
     /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.

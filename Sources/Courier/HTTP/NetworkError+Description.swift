@@ -25,6 +25,7 @@ extension NetworkError: CustomStringConvertible {
         case .responseTooLarge(let limit): base = "responseTooLarge (limit \(limit) bytes)"
         case .cancelled: base = "cancelled"
         case .overloaded: base = "overloaded"
+        case .notCached: base = "notCached"
         case .componentUnavailable(let name): base = "componentUnavailable(\(name))"
         case .componentRestarted(let name): base = "componentRestarted(\(name))"
         case .unknown: base = "unknown"

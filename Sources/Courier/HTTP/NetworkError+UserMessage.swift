@@ -10,7 +10,7 @@ extension NetworkError {
         let sentence: String
         switch self {
         case .invalidURL, .invalidRequest, .encodingError: sentence = messages.requestNotPrepared
-        case .noConnection: sentence = messages.noConnection
+        case .noConnection, .notCached: sentence = messages.noConnection
         case .timeout: sentence = messages.timeout
         case .unauthorized, .invalidToken: sentence = messages.unauthorized
         case .forbidden: sentence = messages.forbidden

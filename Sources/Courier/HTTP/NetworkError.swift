@@ -55,6 +55,8 @@ public enum NetworkError: Error, Sendable {
     case securityError(String)
     /// The response body exceeded the configured maximum size, in bytes.
     case responseTooLarge(limit: Int)
+    /// A request with the cache policy ``CachePolicy/cacheOnly`` found nothing stored.
+    case notCached
     /// The caller's task was cancelled; the request was cancelled at the transport.
     case cancelled
     /// The pipeline is at capacity (in-flight and queued requests); try again later.
@@ -102,7 +104,7 @@ public enum NetworkError: Error, Sendable {
             return status == 408 || status == 429 || (status >= 500 && status != 501 && status != 505)
         case .invalidURL, .invalidRequest, .invalidResponse, .unauthorized, .invalidToken, .forbidden, .notFound,
              .conflict, .notModified, .tooManyRedirects, .decodingError, .encodingError, .securityError,
-             .responseTooLarge, .cancelled, .componentUnavailable, .unknown:
+             .responseTooLarge, .notCached, .cancelled, .componentUnavailable, .unknown:
             return false
         }
     }

@@ -12,17 +12,27 @@ public struct RequestOptions: Sendable {
     /// Whether the auth interceptor adds credentials. Default `true`; public paths (login,
     /// refresh, health) go without whatever this says.
     public var requiresAuth: Bool
+    /// Where a GET's answer may come from, when the client has a cache.
+    /// Default: the client's ``APIClient/Configuration/Caching/policy`` (`cacheFirst`).
+    public var cachePolicy: CachePolicy?
+    /// How long a response without freshness information of its own stays fresh.
+    /// Default: the client's ``APIClient/Configuration/Caching/ttl`` (`defaultTTL`).
+    public var cacheTTL: CacheTTL?
 
     /// Creates options; every parameter defaults to the client's behaviour.
     public init(
         attemptTimeout: Duration? = nil,
         deadline: Duration? = nil,
         retryPolicy: RetryPolicy? = nil,
-        requiresAuth: Bool = true
+        requiresAuth: Bool = true,
+        cachePolicy: CachePolicy? = nil,
+        cacheTTL: CacheTTL? = nil
     ) {
         self.attemptTimeout = attemptTimeout
         self.deadline = deadline
         self.retryPolicy = retryPolicy
         self.requiresAuth = requiresAuth
+        self.cachePolicy = cachePolicy
+        self.cacheTTL = cacheTTL
     }
 }

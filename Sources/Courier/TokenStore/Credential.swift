@@ -10,6 +10,9 @@ struct Credential: Sendable {
     let version: Int
     /// From then on, requests refresh first (expiry minus the refresh threshold); `nil` never.
     let refreshAt: Date?
+    /// Whose session it is: a random name given at sign-in (or when persisted tokens are
+    /// loaded), kept across refreshes. The cache stores authenticated responses under it.
+    var identity: String? = nil
     /// Whether a store instance published it. Until the store has loaded the tokens from
     /// persistence (before its first message), requests ask it instead of failing as signed out.
     var isPublished = true
@@ -19,5 +22,5 @@ struct Credential: Sendable {
     }
 
     /// What the client holds before its store has started.
-    static let unpublished = Credential(authorization: nil, version: 0, refreshAt: nil, isPublished: false)
+    static let unpublished = Credential(authorization: nil, version: 0, refreshAt: nil, identity: nil, isPublished: false)
 }

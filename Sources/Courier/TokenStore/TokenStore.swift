@@ -47,7 +47,11 @@ actor TokenStore: Component {
     /// This instance's identity, so that a refresh started by an earlier instance (whose waiters
     /// were already answered `componentRestarted`) is not taken for one of its own.
     private let instance = UInt64.random(in: .min ... .max)
-    private var tokens: Tokens?
+    private var tokens: Tokens? {
+        didSet { if tokens == nil { identity = nil } else if oldValue == nil { identity = Self.newIdentity() } }
+    }
+    /// The session's name for the cache (see ``Credential/identity``).
+    private var identity: String?
     private var machine: RefreshMachine
     /// Requests waiting for the refresh in flight.
     private var waiters: [Reply<Credential>] = []
@@ -76,6 +80,7 @@ actor TokenStore: Component {
             }
             let refreshing = waiters
             waiters = []
+            if new != nil { tokens = nil }   // a sign-in starts a new identity, even over old tokens
             tokens = new
             if let new {
                 machine.tokensSet()
@@ -174,16 +179,18 @@ actor TokenStore: Component {
     /// Publishes the credential of the current tokens and returns it.
     @discardableResult
     private func publishCredential() -> Credential {
-        let credential = Self.credential(tokens, version: machine.version, threshold: environment.threshold)
+        var credential = Credential.none(version: machine.version)
+        if let tokens {
+            credential = Credential(
+                authorization: "Bearer " + tokens.accessToken, version: machine.version,
+                refreshAt: tokens.expiresAt.map { $0.addingTimeInterval(-environment.threshold.inSeconds) }, identity: identity)
+        }
         environment.credential.publish(credential)
         return credential
     }
 
-    private static func credential(_ tokens: Tokens?, version: Int, threshold: Duration) -> Credential {
-        guard let tokens else { return .none(version: version) }
-        return Credential(
-            authorization: "Bearer " + tokens.accessToken, version: version,
-            refreshAt: tokens.expiresAt.map { $0.addingTimeInterval(-threshold.inSeconds) })
+    private static func newIdentity() -> String {
+        String(UInt64.random(in: .min ... .max), radix: 36)
     }
 
     private func answer(_ reply: Reply<Credential>, _ credential: Credential) {

@@ -1,0 +1,113 @@
+/// The cache's entries under a count and a byte limit, least recently used evicted first:
+/// a dictionary from key to slot and a doubly linked list threaded through the slots by index,
+/// so lookup, insert, touch and evict are O(1). A plain value, tested without the actor.
+struct CacheStorage {
+    private struct Slot {
+        var key: String
+        var entry: CacheEntry
+        var size: Int
+        var newer: Int
+        var older: Int
+    }
+
+    /// The most entries kept.
+    let maxEntries: Int
+    /// The most bytes kept (bodies and header fields, see ``CacheEntry/size``).
+    let maxBytes: Int
+    private var slots: [Slot] = []
+    private var freeSlots: [Int] = []
+    private var index: [String: Int] = [:]
+    /// Most and least recently used slots; -1 when empty.
+    private var newest = -1
+    private var oldest = -1
+    /// Bytes held.
+    private(set) var bytes = 0
+
+    init(maxEntries: Int, maxBytes: Int) {
+        self.maxEntries = max(0, maxEntries)
+        self.maxBytes = max(0, maxBytes)
+    }
+
+    /// Entries held.
+    var count: Int { index.count }
+
+    /// The entry under `key`, now the most recently used.
+    mutating func entry(for key: String) -> CacheEntry? {
+        guard let slot = index[key] else { return nil }
+        touch(slot)
+        return slots[slot].entry
+    }
+
+    /// Stores `entry` under `key` (replacing any), then evicts the least recently used entries
+    /// until both limits hold. An entry larger than the byte limit is not kept. Returns how
+    /// many entries were evicted.
+    @discardableResult
+    mutating func store(_ entry: CacheEntry, for key: String) -> Int {
+        remove(key)
+        let size = entry.size
+        guard size <= maxBytes, maxEntries > 0 else { return 0 }
+        let slot = Slot(key: key, entry: entry, size: size, newer: -1, older: newest)
+        let position: Int
+        if let free = freeSlots.popLast() {
+            slots[free] = slot
+            position = free
+        } else {
+            slots.append(slot)
+            position = slots.count - 1
+        }
+        if newest >= 0 { slots[newest].newer = position }
+        newest = position
+        if oldest < 0 { oldest = position }
+        index[key] = position
+        bytes += size
+        var evicted = 0
+        while count > maxEntries || bytes > maxBytes, oldest >= 0 {
+            remove(slots[oldest].key)
+            evicted += 1
+        }
+        return evicted
+    }
+
+    /// Forgets the entry under `key`, if any.
+    mutating func remove(_ key: String) {
+        guard let slot = index.removeValue(forKey: key) else { return }
+        unlink(slot)
+        bytes -= slots[slot].size
+        slots[slot].entry = CacheEntry.placeholder
+        freeSlots.append(slot)
+    }
+
+    /// Forgets every entry whose key satisfies `predicate` (O(n)).
+    mutating func removeAll(where predicate: (String) -> Bool) {
+        for key in index.keys where predicate(key) { remove(key) }
+    }
+
+    /// The keys, most recently used first (for tests).
+    var keysByRecency: [String] {
+        var keys: [String] = []
+        var slot = newest
+        while slot >= 0 {
+            keys.append(slots[slot].key)
+            slot = slots[slot].older
+        }
+        return keys
+    }
+
+    private mutating func touch(_ slot: Int) {
+        guard slot != newest else { return }
+        unlink(slot)
+        slots[slot].older = newest
+        slots[slot].newer = -1
+        if newest >= 0 { slots[newest].newer = slot }
+        newest = slot
+        if oldest < 0 { oldest = slot }
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let (newer, older) = (slots[slot].newer, slots[slot].older)
+        if newer >= 0 { slots[newer].older = older } else { newest = older }
+        if older >= 0 { slots[older].newer = newer } else { oldest = newer }
+        slots[slot].newer = -1
+        slots[slot].older = -1
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+extension APIClient {
+    /// Forgets the stored responses of `endpoint`'s URL (every identity's).
+    public func invalidateCache<Value>(for endpoint: Endpoint<Value>) throws(NetworkError) {
+        cache?.tell(.invalidate(url: try makeRequest(endpoint).url.absoluteString))
+    }
+
+    /// Forgets the stored responses of every URL under `path` (e.g. `"v1/users"` forgets
+    /// `/v1/users`, `/v1/users/42`, `/v1/users?page=2`).
+    public func invalidateCache(under path: String) throws(NetworkError) {
+        let url = try makeRequest(Endpoint<EmptyResponse>(path: path)).url.absoluteString
+        cache?.tell(.invalidatePrefix(url))
+    }
+
+    /// Forgets the stored responses that are no longer fresh (and no longer usable if the
+    /// network fails).
+    public func clearExpiredCache() {
+        cache?.tell(.clearExpired)
+    }
+
+    /// Forgets every stored response.
+    public func clearCache() {
+        cache?.tell(.clear)
+    }
+
+    /// The cache's counters (all zero without ``Configuration/caching``).
+    public func cacheStats() async throws(NetworkError) -> CacheStats {
+        guard let cache else { return CacheStats() }
+        do {
+            return try await cache.stats()
+        } catch {
+            throw NetworkError(answer: error)
+        }
+    }
+}
