@@ -39,7 +39,7 @@ final class Benchmark {
     func run() async {
         let scenario = Scenario(url: options.url)
         let transportName = scenario.transportName
-        let (raw, piped, client) = (scenario.raw, scenario.piped, scenario.client)
+        let (raw, piped, client, cachingClient) = (scenario.raw, scenario.piped, scenario.client, scenario.cachingClient)
         let requestsPerScenario = options.url == nil ? (options.quick ? 20_000 : 200_000) : (options.quick ? 1_000 : 10_000)
 
         print("courier-bench: \(transportName) transport, \(requestsPerScenario) requests per scenario, \(ProcessInfo.processInfo.activeProcessorCount) cores")
@@ -51,19 +51,31 @@ final class Benchmark {
             let warmup = max(requestsPerScenario / 10, 100)
             _ = await measure(requests: warmup, concurrency: concurrency, raw)
             _ = await measure(requests: warmup, concurrency: concurrency, piped)
-            let paths = [raw, piped] + (scenario.transportOnly.map { [$0] } ?? [])
-            let before = (try? await client.pipelineStats().messagesHandled) ?? 0
+            _ = await measure(requests: warmup, concurrency: concurrency, scenario.cacheHit)
+            _ = await measure(requests: warmup, concurrency: concurrency, scenario.cacheMiss)
+            // Each path is measured alone for its message count, then all in interleaved rounds.
+            let pipelineMessages = await messagesPerRequest(concurrency, piped) { await Self.messages(client) }
+            let hitMessages = await messagesPerRequest(concurrency, scenario.cacheHit) { await Self.messages(cachingClient) }
+            let missMessages = await messagesPerRequest(concurrency, scenario.cacheMiss) { await Self.messages(cachingClient) }
+            let paths = [raw, piped, scenario.cacheHit, scenario.cacheMiss] + (scenario.transportOnly.map { [$0] } ?? [])
             let results = await measureInterleaved(requests: requestsPerScenario, concurrency: concurrency, rounds: 6, paths)
-            let after = (try? await client.pipelineStats().messagesHandled) ?? 0
-            // `after` counts the stats ask that read it; it is not part of the requests.
-            let messages = Double(after - before - 1) / Double(results[1].requests)
             report("baseline", transportName, concurrency, results[0], baseline: results[0], messages: 0)
-            report("pipeline", transportName, concurrency, results[1], baseline: results[0], messages: messages)
-            if results.count > 2 {
-                report("transport", transportName, concurrency, results[2], baseline: results[0], messages: 0)
+            report("pipeline", transportName, concurrency, results[1], baseline: results[0], messages: pipelineMessages)
+            report("cache hit", transportName, concurrency, results[2], baseline: results[0], messages: hitMessages)
+            report("cache miss", transportName, concurrency, results[3], baseline: results[0], messages: missMessages)
+            if results.count > 4 {
+                report("transport", transportName, concurrency, results[4], baseline: results[0], messages: 0)
             }
+            print(String(
+                format: "  cache at c=%d: hit / pipeline %.2f (target >= 1.5), miss with cache / pipeline %.2f (target >= 0.8)",
+                concurrency, results[2].requestsPerSecond / results[1].requestsPerSecond,
+                results[3].requestsPerSecond / results[1].requestsPerSecond))
         }
         await client.shutdown()
+        await cachingClient.shutdown()
+
+        let coalescing = await Coalescing.transportCalls(callers: 1000)
+        print("coalescing: \(coalescing.calls) transport call(s) for 1000 identical concurrent GETs (\(coalescing.failures) failed)")
 
         // What one message costs in this runtime (tell: one enqueue + handle; ask: a round trip).
         let runtime = await RuntimeCosts.measure(messages: options.quick ? 200_000 : 2_000_000)
@@ -77,13 +89,37 @@ final class Benchmark {
                 let scenarios: [Row]
                 let tellNanos: Double
                 let askNanos: Double
+                let coalescingTransportCallsPer1000: Int
             }
             do {
-                let output = Output(scenarios: rows, tellNanos: runtime.tellNanos, askNanos: runtime.askNanos)
+                let output = Output(
+                    scenarios: rows, tellNanos: runtime.tellNanos, askNanos: runtime.askNanos,
+                    coalescingTransportCallsPer1000: coalescing.calls)
                 try encoder.encode(output).write(to: URL(fileURLWithPath: jsonPath))
             } catch {
                 fail("could not write \(jsonPath): \(error)")
             }
         }
+    }
+
+    /// Mailbox messages per request of `path`: its components' message counters, read before and
+    /// after a short run of it alone (the reads themselves subtracted).
+    private func messagesPerRequest(
+        _ concurrency: Int, _ path: @escaping @Sendable () async throws -> Void, _ count: () async -> (messages: Int, asks: Int)
+    ) async -> Double {
+        let requests = 2_000
+        let before = await count()
+        _ = await measure(requests: requests, concurrency: concurrency, path)
+        let after = await count()
+        // Each counter counts the stats ask that read it.
+        return Double(after.messages - before.messages - after.asks) / Double(requests)
+    }
+
+    /// The messages the client's pipeline and cache have handled, and how many stats asks the
+    /// reading took.
+    private static func messages(_ client: APIClient) async -> (messages: Int, asks: Int) {
+        let pipeline = (try? await client.pipelineStats().messagesHandled) ?? 0
+        let cache = (try? await client.cacheStats().messagesHandled) ?? 0
+        return (pipeline + cache, cache == 0 ? 1 : 2)
     }
 }

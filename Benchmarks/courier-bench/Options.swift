@@ -7,6 +7,8 @@ struct Options {
     enum ProfilePath: String {
         case pipeline
         case baseline
+        case cacheHit = "cache-hit"
+        case cacheMiss = "cache-miss"
     }
 
     var quick = false
@@ -36,7 +38,7 @@ struct Options {
                 options.url = url
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
-                    fail("--profile needs pipeline or baseline")
+                    fail("--profile needs pipeline, baseline, cache-hit or cache-miss")
                 }
                 options.profile = path
             case "--requests":
@@ -48,7 +50,7 @@ struct Options {
             case "--help", "-h":
                 print("""
                     usage: courier-bench [--quick] [--json PATH] [--url URL]
-                           courier-bench --profile pipeline|baseline [--requests N] [--concurrency N] [--url URL]
+                           courier-bench --profile pipeline|baseline|cache-hit|cache-miss [--requests N] [--concurrency N] [--url URL]
                     """)
                 exit(0)
             default: fail("unknown argument \(argument) (try --help)")

@@ -10,12 +10,18 @@ struct Profile {
 
     func run() async {
         let scenario = Scenario(url: options.url)
-        let operation = path == .pipeline ? scenario.piped : scenario.raw
+        let operation = switch path {
+        case .pipeline: scenario.piped
+        case .baseline: scenario.raw
+        case .cacheHit: scenario.cacheHit
+        case .cacheMiss: scenario.cacheMiss
+        }
         _ = await measure(requests: 1_000, concurrency: options.concurrency, operation)
         let before = (try? await scenario.client.pipelineStats().messagesHandled) ?? 0
         let result = await measure(requests: options.requests, concurrency: options.concurrency, operation)
         let after = (try? await scenario.client.pipelineStats().messagesHandled) ?? 0
         await scenario.client.shutdown()
+        await scenario.cachingClient.shutdown()
         let messages = options.requests > 0 ? Double(after - before - 1) / Double(options.requests) : 0
         print(String(
             format: "profile: %@ path, %d requests at concurrency %d (+1000 warm-up), %d failed, %.2f msgs/req",

@@ -16,6 +16,13 @@ struct Scenario: Sendable {
     /// Over URLSession, `URLSessionTransport` alone: splits the transport's cost from the pipeline's.
     let transportOnly: (@Sendable () async throws -> Void)?
     let client: APIClient
+    /// The same client with the response cache on.
+    let cachingClient: APIClient
+    /// A cache hit: a fresh stored response.
+    let cacheHit: @Sendable () async throws -> Void
+    /// A miss with the cache on: a URL not asked before, through the cache to the pipeline and
+    /// back, then stored.
+    let cacheMiss: @Sendable () async throws -> Void
 
     /// The paths for `url` (a real server over URLSession), or the embedded in-memory server.
     init(url: URL?) {
@@ -60,16 +67,29 @@ struct Scenario: Sendable {
             path = "/v1/users/42"
             transportOnly = nil
         }
-        let client = APIClient(configuration: .init(
+        let configuration = APIClient.Configuration(
             baseURL: baseURL,
             transport: transport,
             // Auth through the token store, signed in from its persistence (no refresh is due).
             session: .init(persistence: InMemoryTokenPersistence(Tokens(accessToken: token, refreshToken: "bench-refresh", expiresAt: nil))),
             retryPolicy: .never,
             limits: .init(maxConcurrentRequests: 256)
-        ))
+        )
+        let client = APIClient(configuration: configuration)
+        var caching = configuration
+        caching.caching = .init()
+        let cachingClient = APIClient(configuration: caching)
+        self.cachingClient = cachingClient
         self.client = client
         let endpoint = Endpoint<User>(path: path, query: query)
         piped = { _ = try await client.send(endpoint).value }
+        cacheHit = { _ = try await cachingClient.send(endpoint).value }
+        // Every miss asks for a URL of its own (a query item counts), so none is coalesced or hit.
+        let counter = Locked(0)
+        let baseQuery = query
+        cacheMiss = {
+            let number = counter.withLock { $0 += 1; return $0 }
+            _ = try await cachingClient.send(Endpoint<User>(path: path, query: baseQuery + [URLQueryItem(name: "n", value: String(number))])).value
+        }
     }
 }

@@ -5,9 +5,10 @@ import Foundation
 /// GETs.
 ///
 /// A caller asks once (`get`) and is answered with the response: from storage when it is fresh
-/// (one message, no pipeline admission), else from a fetch that the cache runs in a task of its
-/// own (the mailbox loop never awaits it) and that every identical request waiting at the same
-/// time shares. A caller that cancels leaves the fetch (`leave`); the fetch is cancelled only
+/// (one message, no pipeline admission), else from a fetch that the cache sends to the
+/// pipeline's mailbox itself, with a reply that comes back to it as a `fetched` message (the
+/// mailbox loop never awaits it, and no task waits in between), shared by every identical
+/// request waiting at the same time. A caller that cancels leaves the fetch (`leave`); the fetch is cancelled only
 /// when no caller is left. Its state is memory only: a restarted instance starts empty, and
 /// requests waiting on the old one are answered `componentRestarted` by their replies (the
 /// client then sends them past the cache).
@@ -37,8 +38,11 @@ actor Cache: Component {
     /// What every instance runs with.
     struct Environment: Sendable {
         let mailbox: Mailbox<Message>
-        /// Sends a request to the network (through the pipeline).
-        let fetch: @Sendable (HTTPRequest, RequestOptions) async -> Result<HTTPResponse, NetworkError>
+        /// Sends a request to the network (the pipeline's mailbox) and calls the given function
+        /// with the outcome, once; returns what cancels it.
+        let fetch: @Sendable (
+            HTTPRequest, RequestOptions, _ answer: @escaping @Sendable (Result<HTTPResponse, NetworkError>) -> Void
+        ) -> @Sendable () -> Void
         let maxEntries: Int
         let maxBytes: Int
         /// Seconds of freshness of ``CacheTTL/defaultTTL``.
@@ -49,8 +53,7 @@ actor Cache: Component {
     /// One shared network fetch and the callers waiting for it.
     private struct Flight {
         let id: UInt64
-        let key: String
-        let storageKey: String
+        let storageKey: CacheKey
         let request: HTTPRequest
         let ttl: CacheTTL
         let policy: CachePolicy
@@ -60,14 +63,18 @@ actor Cache: Component {
         var waiters: [UInt64: Reply<HTTPResponse>]
         /// A background revalidation (stale-while-revalidate): nobody waits, nobody cancels it.
         let background: Bool
-        var task: Task<Void, Never>?
+        /// Cancels the network request.
+        var cancel: (@Sendable () -> Void)?
     }
 
     private let environment: Environment
-    private var storage: CacheStorage
-    private var flights: [String: Flight] = [:]
-    private var flightKeys: [UInt64: String] = [:]
-    private var waiterFlights: [UInt64: String] = [:]
+    private var storage: CacheStorage<CacheKey>
+    /// Fetches running, by number.
+    private var flights: [UInt64: Flight] = [:]
+    /// The fetch identical requests for a key may join (the first one started for it).
+    private var joinable: [CacheKey: UInt64] = [:]
+    /// Which fetch each waiting caller waits for.
+    private var waiterFlights: [UInt64: UInt64] = [:]
     private var lastFlight: UInt64 = 0
     /// The last identity that asked; entries of an earlier one are dropped when it changes.
     private var currentIdentity: String?
@@ -79,6 +86,7 @@ actor Cache: Component {
     }
 
     func handle(_ message: Message) {
+        stats.messagesHandled += 1
         switch message {
         case .get(let request, let reply):
             get(request, reply)
@@ -87,17 +95,16 @@ actor Cache: Component {
         case .fetched(let id, let result):
             finish(id, result)
         case .invalidate(let url):
-            storage.removeAll { Self.url(ofKey: $0) == url }
+            storage.removeAll { $0.url == url }
         case .invalidatePrefix(let prefix):
             storage.removeAll { key in
-                let url = Self.url(ofKey: key)
-                return url == prefix || url.hasPrefix(prefix + "/") || url.hasPrefix(prefix + "?")
+                key.url == prefix || key.url.hasPrefix(prefix + "/") || key.url.hasPrefix(prefix + "?")
             }
         case .dropIdentity(let identity):
-            storage.removeAll { Self.identity(ofKey: $0) == identity }
+            storage.removeAll { $0.identity == identity }
         case .clearExpired:
             let now = environment.clock.currentDate
-            var expired: [String] = []
+            var expired: [CacheKey] = []
             for key in storage.keysByRecency {
                 if let entry = storage.entry(for: key), !entry.isFresh(at: now), !entry.servableOnError(at: now) { expired.append(key) }
             }
@@ -115,11 +122,11 @@ actor Cache: Component {
 
     private func get(_ cached: CacheRequest, _ reply: Reply<HTTPResponse>) {
         if let identity = cached.identity, !identity.isEmpty, identity != currentIdentity {
-            if let previous = currentIdentity { storage.removeAll { Self.identity(ofKey: $0) == previous } }
+            if let previous = currentIdentity { storage.removeAll { $0.identity == previous } }
             currentIdentity = identity
         }
         let now = environment.clock.currentDate
-        let storageKey = Self.key(cached.request, identity: cached.identity)
+        let storageKey = CacheKey(url: cached.request.url.absoluteString, identity: cached.identity ?? "")
         var entry = cached.ttl == .noCache ? nil : storage.entry(for: storageKey)
         if let stored = entry, !stored.matches(cached.request) { entry = nil }
         switch cached.policy {
@@ -153,13 +160,13 @@ actor Cache: Component {
 
     /// Adds the caller to the fetch of an identical request, or starts one; `reply` nil starts a
     /// background revalidation (unless one is running).
-    private func join(_ cached: CacheRequest, storageKey: String, stale: CacheEntry?, reply: Reply<HTTPResponse>?) {
-        let key = Self.flightKey(cached.request, storageKey: storageKey, policy: cached.policy)
-        if var flight = flights[key] {
+    private func join(_ cached: CacheRequest, storageKey: CacheKey, stale: CacheEntry?, reply: Reply<HTTPResponse>?) {
+        // Identical requests (same headers, same policy) share the fetch running for the key.
+        if let id = joinable[storageKey], let flight = flights[id], flight.policy == cached.policy,
+           flight.request.headers == cached.request.headers {
             if let reply {
-                flight.waiters[cached.waiter] = reply
-                waiterFlights[cached.waiter] = key
-                flights[key] = flight
+                flights[id]?.waiters[cached.waiter] = reply   // in place: no copy of the waiters
+                waiterFlights[cached.waiter] = id
                 stats.coalesced += 1
             }
             return
@@ -171,37 +178,40 @@ actor Cache: Component {
             for field in stale.validators { sent.headers.add(name: field.name, value: field.value) }
         }
         var flight = Flight(
-            id: lastFlight, key: key, storageKey: storageKey, request: cached.request, ttl: cached.ttl, policy: cached.policy,
+            id: lastFlight, storageKey: storageKey, request: cached.request, ttl: cached.ttl, policy: cached.policy,
             stale: stale, waiters: [:], background: reply == nil)
         if let reply {
             flight.waiters[cached.waiter] = reply
-            waiterFlights[cached.waiter] = key
+            waiterFlights[cached.waiter] = lastFlight
         }
-        let (fetch, mailbox, id, options) = (environment.fetch, environment.mailbox, lastFlight, cached.options)
-        flight.task = Task.detached {
-            let result = await fetch(sent, options)
+        // The answer comes back as a message: no task waits for it.
+        let (mailbox, id) = (environment.mailbox, lastFlight)
+        flight.cancel = environment.fetch(sent, cached.options) { result in
             try? mailbox.send(.fetched(flight: id, result))
         }
-        flights[key] = flight
-        flightKeys[id] = key
+        flights[id] = flight
+        if joinable[storageKey] == nil { joinable[storageKey] = id }
         stats.fetches += 1
     }
 
     private func leave(_ waiter: UInt64) {
-        guard let key = waiterFlights.removeValue(forKey: waiter), var flight = flights[key] else { return }
-        flight.waiters[waiter] = nil
-        if flight.waiters.isEmpty, !flight.background {
+        guard let id = waiterFlights.removeValue(forKey: waiter), flights[id] != nil else { return }
+        flights[id]?.waiters[waiter] = nil
+        if let flight = flights[id], flight.waiters.isEmpty, !flight.background {
             // Every caller gave up: the fetch is cancelled (the server sees it dropped).
-            flight.task?.cancel()
-            flights[key] = nil
-            flightKeys[flight.id] = nil
-        } else {
-            flights[key] = flight
+            flight.cancel?()
+            remove(flight)
         }
     }
 
+    private func remove(_ flight: Flight) {
+        flights[flight.id] = nil
+        if joinable[flight.storageKey] == flight.id { joinable[flight.storageKey] = nil }
+    }
+
     private func finish(_ id: UInt64, _ result: Result<HTTPResponse, NetworkError>) {
-        guard let key = flightKeys.removeValue(forKey: id), let flight = flights.removeValue(forKey: key) else { return }
+        guard let flight = flights[id] else { return }
+        remove(flight)
         for waiter in flight.waiters.keys { waiterFlights[waiter] = nil }
         let now = environment.clock.currentDate
         let answer: Result<HTTPResponse, NetworkError>
@@ -239,28 +249,5 @@ actor Cache: Component {
         case .serverError(let response): return response.status >= 500
         default: return false
         }
-    }
-
-    // MARK: Keys
-
-    /// `GET <url>` and the identity, separated by NUL (which no URL holds).
-    static func key(_ request: HTTPRequest, identity: String?) -> String {
-        "\(request.method.rawValue) \(request.url.absoluteString)\u{0}\(identity ?? "")"
-    }
-
-    /// The storage key and every request header field: identical requests share a fetch.
-    private static func flightKey(_ request: HTTPRequest, storageKey: String, policy: CachePolicy) -> String {
-        var key = storageKey + "\u{0}\(policy)"
-        for field in request.headers { key += "\u{0}\(field.name.lowercased()):\(field.value)" }
-        return key
-    }
-
-    static func url(ofKey key: String) -> Substring {
-        let afterMethod = key.drop { $0 != " " }.dropFirst()
-        return afterMethod.prefix { $0 != "\u{0}" }
-    }
-
-    static func identity(ofKey key: String) -> Substring {
-        key.drop { $0 != "\u{0}" }.dropFirst()
     }
 }

@@ -21,6 +21,8 @@ public struct CacheStats: Sendable, Equatable {
     public var bytes = 0
     /// Fetches running now.
     public var inFlight = 0
+    /// Mailbox messages the cache has handled (the benchmark's messages per request).
+    public var messagesHandled = 0
 
     /// All zero.
     public init() {}

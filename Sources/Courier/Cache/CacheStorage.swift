@@ -1,9 +1,9 @@
 /// The cache's entries under a count and a byte limit, least recently used evicted first:
 /// a dictionary from key to slot and a doubly linked list threaded through the slots by index,
 /// so lookup, insert, touch and evict are O(1). A plain value, tested without the actor.
-struct CacheStorage {
+struct CacheStorage<Key: Hashable> {
     private struct Slot {
-        var key: String
+        var key: Key
         var entry: CacheEntry
         var size: Int
         var newer: Int
@@ -16,7 +16,7 @@ struct CacheStorage {
     let maxBytes: Int
     private var slots: [Slot] = []
     private var freeSlots: [Int] = []
-    private var index: [String: Int] = [:]
+    private var index: [Key: Int] = [:]
     /// Most and least recently used slots; -1 when empty.
     private var newest = -1
     private var oldest = -1
@@ -32,7 +32,7 @@ struct CacheStorage {
     var count: Int { index.count }
 
     /// The entry under `key`, now the most recently used.
-    mutating func entry(for key: String) -> CacheEntry? {
+    mutating func entry(for key: Key) -> CacheEntry? {
         guard let slot = index[key] else { return nil }
         touch(slot)
         return slots[slot].entry
@@ -42,7 +42,7 @@ struct CacheStorage {
     /// until both limits hold. An entry larger than the byte limit is not kept. Returns how
     /// many entries were evicted.
     @discardableResult
-    mutating func store(_ entry: CacheEntry, for key: String) -> Int {
+    mutating func store(_ entry: CacheEntry, for key: Key) -> Int {
         remove(key)
         let size = entry.size
         guard size <= maxBytes, maxEntries > 0 else { return 0 }
@@ -69,7 +69,7 @@ struct CacheStorage {
     }
 
     /// Forgets the entry under `key`, if any.
-    mutating func remove(_ key: String) {
+    mutating func remove(_ key: Key) {
         guard let slot = index.removeValue(forKey: key) else { return }
         unlink(slot)
         bytes -= slots[slot].size
@@ -78,13 +78,13 @@ struct CacheStorage {
     }
 
     /// Forgets every entry whose key satisfies `predicate` (O(n)).
-    mutating func removeAll(where predicate: (String) -> Bool) {
+    mutating func removeAll(where predicate: (Key) -> Bool) {
         for key in index.keys where predicate(key) { remove(key) }
     }
 
     /// The keys, most recently used first (for tests).
-    var keysByRecency: [String] {
-        var keys: [String] = []
+    var keysByRecency: [Key] {
+        var keys: [Key] = []
         var slot = newest
         while slot >= 0 {
             keys.append(slots[slot].key)

@@ -51,12 +51,9 @@ public final class APIClient: Sendable {
             let mailbox = Mailbox<Cache.Message>(name: "Cache")
             let environment = Cache.Environment(
                 mailbox: mailbox,
-                fetch: { request, options in
-                    do {
-                        return .success(try await pipeline.send(request, options: options))
-                    } catch {
-                        return .failure(NetworkError(answer: error))
-                    }
+                fetch: { request, options, answer in
+                    let id = pipeline.submit(request, options: options) { answer($0.mapError { NetworkError(answer: $0) }) }
+                    return { pipeline.cancel(id) }
                 },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: configuration.clock)

@@ -40,7 +40,7 @@ struct RequestExecution: Sendable {
                 let pending = PendingRequest(
                     id: id, request: request, deadline: configuration.clock.now + configuration.requestDeadline,
                     attemptTimeout: configuration.attemptTimeout, retryPolicy: configuration.retryPolicy,
-                    requiresAuth: false, reply: Reply(slot: .init(continuation)))
+                    requiresAuth: false, reply: Reply(slot: .init(.task(continuation))))
                 Task { await run(pending, admitted: false) }
             })
         } catch {

@@ -20,18 +20,44 @@ extension RequestPipeline {
         /// - Throws: the request's ``NetworkError``, or a ``RuntimeError`` if the pipeline is
         ///   unavailable or restarted while holding it.
         func send(_ request: HTTPRequest, options: RequestOptions) async throws -> HTTPResponse {
-            let request = withUserAgent(request)
             let id = nextID()
+            let resolve = settle(request, options: options, id: id)
+            return try await mailbox.ask({ .execute(resolve($0)) }, onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
+        }
+
+        /// Sends `request` as ``send(_:options:)`` does, for a component that takes the answer
+        /// as a message of its own: `answer` is called once with the outcome (errors already as
+        /// an asker would see them). Returns the request's identifier, for ``cancel(_:)``.
+        func submit(
+            _ request: HTTPRequest, options: RequestOptions, answer: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+        ) -> RequestID {
+            let id = nextID()
+            let mailbox = self.mailbox
+            let reply = Reply<HTTPResponse> { result in answer(result.mapError { mailbox.answerError($0) }) }
+            if (try? mailbox.send(.execute(settle(request, options: options, id: id)(reply)))) == nil {
+                reply.fail(RuntimeError.componentUnavailable(mailbox.name))
+            }
+            return id
+        }
+
+        /// Stops a request sent with ``submit(_:options:answer:)``; its answer is then `cancelled`.
+        func cancel(_ id: RequestID) {
+            try? mailbox.send(.cancel(id))
+        }
+
+        /// The pending request of `request` for a given reply, its settings resolved once: the
+        /// options, else the request's own timeout (attempt), else the pipeline's; the default
+        /// `User-Agent` added unless the request has one.
+        private func settle(_ request: HTTPRequest, options: RequestOptions, id: RequestID) -> (Reply<HTTPResponse>) -> PendingRequest {
+            let request = withUserAgent(request)
             let deadline = configuration.clock.now + (options.deadline ?? configuration.requestDeadline)
             let attemptTimeout = options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout
             let retryPolicy = options.retryPolicy ?? configuration.retryPolicy
-            return try await mailbox.ask(
-                { reply in
-                    .execute(PendingRequest(
-                        id: id, request: request, deadline: deadline, attemptTimeout: attemptTimeout,
-                        retryPolicy: retryPolicy, requiresAuth: options.requiresAuth, reply: reply))
-                },
-                onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
+            return { reply in
+                PendingRequest(
+                    id: id, request: request, deadline: deadline, attemptTimeout: attemptTimeout,
+                    retryPolicy: retryPolicy, requiresAuth: options.requiresAuth, reply: reply)
+            }
         }
 
         /// Sends one of the client's own requests (the token refresh) as ``send(_:options:)``

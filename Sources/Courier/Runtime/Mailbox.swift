@@ -72,7 +72,7 @@ package final class Mailbox<Message: Sendable>: Sendable {
     ) async throws -> Value {
         do {
             return try await withUnsafeThrowingContinuation { continuation in
-                slot.withLock { $0 = continuation }
+                slot.withLock { $0 = .task(continuation) }
                 let reply = Reply(slot: slot)
                 // Cancelled before the cancellation handler could find the continuation: answer
                 // now; the component finds the reply answered and skips the work.
@@ -81,9 +81,17 @@ package final class Mailbox<Message: Sendable>: Sendable {
                 // handle, which answers `replyDropped`.
                 _ = deliver(.message(makeMessage(reply)))
             }
-        } catch RuntimeError.replyDropped {
-            throw isClosed ? RuntimeError.componentUnavailable(name) : RuntimeError.componentRestarted(name)
+        } catch {
+            throw answerError(error)
         }
+    }
+
+    /// What an asker is told for `error`: a reply released unanswered becomes
+    /// ``RuntimeError/componentUnavailable(_:)`` once the mailbox is closed,
+    /// ``RuntimeError/componentRestarted(_:)`` before; anything else as it is.
+    package func answerError(_ error: any Error) -> any Error {
+        guard case RuntimeError.replyDropped = error else { return error }
+        return isClosed ? RuntimeError.componentUnavailable(name) : RuntimeError.componentRestarted(name)
     }
 
     /// Whether the mailbox has been closed for good.

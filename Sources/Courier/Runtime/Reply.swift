@@ -7,12 +7,27 @@
 ///   ``RuntimeError/replyDropped``, which ``Mailbox/ask(_:)`` turns into
 ///   ``RuntimeError/componentRestarted(_:)`` or ``RuntimeError/componentUnavailable(_:)``.
 package final class Reply<Value: Sendable>: Sendable {
-    /// Where the asker waits. Invariant: the continuation is taken (and the slot emptied) only
-    /// under the slot's lock, and whoever takes it resumes it, outside the lock, so it is
-    /// resumed exactly once (which is what makes an unsafe continuation safe here: the checked
-    /// one's extra allocation buys nothing). The asker may share the slot (a cancellable ask
-    /// answers through it when its task is cancelled) without keeping this handle alive.
-    typealias Slot = Locked<UnsafeContinuation<Value, any Error>?>
+    /// Who waits for the answer: a suspended task (an ask), or a function called with it (a
+    /// component that asked another and takes the answer as a message of its own, without a
+    /// task waiting in between).
+    enum Asker: Sendable {
+        case task(UnsafeContinuation<Value, any Error>)
+        case callback(@Sendable (Result<Value, any Error>) -> Void)
+
+        func resume(with result: Result<Value, any Error>) {
+            switch self {
+            case .task(let continuation): continuation.resume(with: result)
+            case .callback(let answer): answer(result)
+            }
+        }
+    }
+
+    /// Where the asker waits. Invariant: the asker is taken (and the slot emptied) only under
+    /// the slot's lock, and whoever takes it resumes it, outside the lock, so it is resumed
+    /// exactly once (which is what makes an unsafe continuation safe here: the checked one's
+    /// extra allocation buys nothing). The asker may share the slot (a cancellable ask answers
+    /// through it when its task is cancelled) without keeping this handle alive.
+    typealias Slot = Locked<Asker?>
 
     private let slot: Slot
 
@@ -22,11 +37,17 @@ package final class Reply<Value: Sendable>: Sendable {
         self.slot = slot
     }
 
+    /// A handle whose answer is passed to `answer`, exactly once (``RuntimeError/replyDropped``
+    /// if the handle is released unanswered).
+    init(answer: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        slot = Slot(.callback(answer))
+    }
+
     /// Answers the asker with `value`. Returns `false` if the asker was already answered.
     @discardableResult
     package func succeed(_ value: Value) -> Bool {
-        guard let continuation = Self.take(slot) else { return false }
-        continuation.resume(returning: value)
+        guard let asker = Self.take(slot) else { return false }
+        asker.resume(with: .success(value))
         return true
     }
 
@@ -39,10 +60,9 @@ package final class Reply<Value: Sendable>: Sendable {
     /// Answers the asker with `result`. Returns `false` if the asker was already answered.
     @discardableResult
     package func resume(with result: Result<Value, any Error>) -> Bool {
-        switch result {
-        case .success(let value): succeed(value)
-        case .failure(let error): fail(error)
-        }
+        guard let asker = Self.take(slot) else { return false }
+        asker.resume(with: result)
+        return true
     }
 
     /// Whether the asker has been answered.
@@ -53,21 +73,21 @@ package final class Reply<Value: Sendable>: Sendable {
     /// the asker sends next. Returns `false` (and skips `beforeResuming`) if it was answered.
     @discardableResult
     static func fail(_ slot: Slot, _ error: any Error, beforeResuming: () -> Void) -> Bool {
-        guard let continuation = take(slot) else { return false }
+        guard let asker = take(slot) else { return false }
         beforeResuming()
-        continuation.resume(throwing: error)
+        asker.resume(with: .failure(error))
         return true
     }
 
-    private static func take(_ slot: Slot) -> UnsafeContinuation<Value, any Error>? {
-        slot.withLock { continuation in
-            defer { continuation = nil }
-            return continuation
+    private static func take(_ slot: Slot) -> Asker? {
+        slot.withLock { asker in
+            defer { asker = nil }
+            return asker
         }
     }
 
     deinit {
         // Released without an answer: the asker learns it rather than waiting for ever.
-        Self.take(slot)?.resume(throwing: RuntimeError.replyDropped)
+        Self.take(slot)?.resume(with: .failure(RuntimeError.replyDropped))
     }
 }

@@ -12,7 +12,7 @@ func storedEntry(body: Int, lifetime: Int = 300, at date: Date = Date(timeInterv
 @Suite struct CacheStorageTests {
     @Test("the least recently used entry goes first; a read makes an entry recent")
     func leastRecentlyUsedGoesFirst() {
-        var storage = CacheStorage(maxEntries: 3, maxBytes: 1 << 20)
+        var storage = CacheStorage<String>(maxEntries: 3, maxBytes: 1 << 20)
         for key in ["a", "b", "c"] { storage.store(storedEntry(body: 10), for: key) }
         _ = storage.entry(for: "a")
         #expect(storage.store(storedEntry(body: 10), for: "d") == 1)
@@ -22,7 +22,7 @@ func storedEntry(body: Int, lifetime: Int = 300, at date: Date = Date(timeInterv
 
     @Test("10,000 distinct URLs streaming through stay within the byte and entry limits")
     func boundedWhileTenThousandURLsStreamThrough() {
-        var storage = CacheStorage(maxEntries: 100, maxBytes: 64 * 1024)
+        var storage = CacheStorage<String>(maxEntries: 100, maxBytes: 64 * 1024)
         for index in 0..<10_000 {
             storage.store(storedEntry(body: 900 + index % 400), for: "GET https://api.example.com/items/\(index)")
             #expect(storage.bytes <= 64 * 1024)
@@ -36,7 +36,7 @@ func storedEntry(body: Int, lifetime: Int = 300, at date: Date = Date(timeInterv
 
     @Test("an entry larger than the byte limit is not kept, and replacing an entry frees its bytes")
     func oversizedAndReplaced() {
-        var storage = CacheStorage(maxEntries: 10, maxBytes: 1000)
+        var storage = CacheStorage<String>(maxEntries: 10, maxBytes: 1000)
         storage.store(storedEntry(body: 5000), for: "big")
         #expect(storage.count == 0)
         #expect(storage.bytes == 0)
@@ -52,7 +52,7 @@ func storedEntry(body: Int, lifetime: Int = 300, at date: Date = Date(timeInterv
 
 extension CacheStorage {
     /// The size charged for the entry under `key`, without touching its recency.
-    func entrySize(_ key: String) -> Int? {
+    func entrySize(_ key: Key) -> Int? {
         var copy = self
         return copy.entry(for: key)?.size
     }

@@ -67,7 +67,7 @@ extension Reply {
         await withCheckedContinuation { (made: CheckedContinuation<Reply<Value>, Never>) in
             Task.detached {
                 _ = try? await withUnsafeThrowingContinuation { (asker: UnsafeContinuation<Value, any Error>) in
-                    made.resume(returning: Reply(slot: .init(asker)))
+                    made.resume(returning: Reply(slot: .init(.task(asker))))
                 }
             }
         }

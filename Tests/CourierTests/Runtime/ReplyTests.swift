@@ -15,7 +15,7 @@ import Testing
             let outcome: String
             do {
                 let value: Int = try await withUnsafeThrowingContinuation { continuation in
-                    let reply = Reply<Int>(slot: .init(continuation))
+                    let reply = Reply<Int>(slot: .init(.task(continuation)))
                     racers.withLock { racers in
                         racers.append(Task.detached { reply.succeed(round) })
                         racers.append(Task.detached { reply.fail(RuntimeError.componentRestarted("probe")) })
@@ -41,7 +41,7 @@ import Testing
     func aDroppedHandleAnswersTheAsker() async {
         await #expect(throws: RuntimeError.replyDropped) {
             let _: Int = try await withUnsafeThrowingContinuation { continuation in
-                _ = Reply<Int>(slot: .init(continuation))
+                _ = Reply<Int>(slot: .init(.task(continuation)))
             }
         }
     }
@@ -49,7 +49,7 @@ import Testing
     @Test("later answers are ignored")
     func laterAnswersAreIgnored() async throws {
         let value: Int = try await withUnsafeThrowingContinuation { continuation in
-            let reply = Reply<Int>(slot: .init(continuation))
+            let reply = Reply<Int>(slot: .init(.task(continuation)))
             #expect(reply.succeed(1))
             #expect(!reply.succeed(2))
             #expect(!reply.fail(NetworkError.cancelled))
