@@ -48,6 +48,9 @@ actor Cache: Component {
         /// Seconds of freshness of ``CacheTTL/defaultTTL``.
         let defaultTTL: Int
         let clock: any TimeSource
+        /// For fault tests: an error to fail with instead of handling a message, as a broken
+        /// invariant or a storage failure would. `nil` in use.
+        var fault: (@Sendable (Message) -> (any Error)?)? = nil
     }
 
     /// One shared network fetch and the callers waiting for it.
@@ -85,7 +88,8 @@ actor Cache: Component {
         storage = CacheStorage(maxEntries: environment.maxEntries, maxBytes: environment.maxBytes)
     }
 
-    func handle(_ message: Message) {
+    func handle(_ message: Message) throws {
+        if let error = environment.fault?(message) { throw error }
         stats.messagesHandled += 1
         switch message {
         case .get(let request, let reply):

@@ -159,6 +159,8 @@ extension APIClient {
             public var policy: CachePolicy
             /// The time to live of requests that set none. Default ``CacheTTL/defaultTTL``.
             public var ttl: CacheTTL
+            /// For fault tests (not public): makes the cache fail on chosen messages.
+            var fault: (@Sendable (Cache.Message) -> (any Error)?)?
 
             /// Creates cache settings; the defaults are 100 entries, 10 MiB, 300 s, `cacheFirst`.
             public init(

@@ -49,7 +49,7 @@ public final class APIClient: Sendable {
         // The cache starts after the pipeline, whose mailbox its fetches use.
         if let caching = configuration.caching {
             let mailbox = Mailbox<Cache.Message>(name: "Cache")
-            let environment = Cache.Environment(
+            var environment = Cache.Environment(
                 mailbox: mailbox,
                 fetch: { request, options, answer in
                     let id = pipeline.submit(request, options: options) { answer($0.mapError { NetworkError(answer: $0) }) }
@@ -57,8 +57,9 @@ public final class APIClient: Sendable {
                 },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: configuration.clock)
+            environment.fault = caching.fault
             cache = Cache.Handle(mailbox: mailbox)
-            children.append(.component(mailbox: mailbox) { Cache(environment) })
+            children.append(.component(mailbox: mailbox) { [environment] in Cache(environment) })
         } else {
             cache = nil
         }

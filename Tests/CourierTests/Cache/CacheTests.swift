@@ -217,4 +217,41 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             await api.shutdown()
         }
     }
+
+    @Test("the cache restarted by its supervisor under load: it comes back empty and no request fails")
+    func restartUnderLoad() async throws {
+        struct Broken: Error {}
+        try await withScriptedServer { server in
+            try await server.script("/v1/items/7", [.json(200, item).with(delay: 0.1)])
+            let failNext = Locked(false)
+            let api = cachingClient(server) { configuration in
+                configuration.caching?.fault = { message in
+                    guard case .get = message else { return nil }
+                    return failNext.withLock { fail in
+                        defer { fail = false }
+                        return fail ? Broken() : nil
+                    }
+                }
+            }
+            let supervision = api.supervisionEvents()
+            async let load = withThrowingTaskGroup(of: User.self) { group in
+                for _ in 0..<100 { group.addTask { try await self.fetch(api) } }
+                return try await group.reduce(into: [User]()) { $0.append($1) }
+            }
+            _ = try await server.waitForRequests(path: "/v1/items/7", count: 1)
+            failNext.withLock { $0 = true }
+            _ = try await fetch(api)   // the message that breaks the cache, answered by the network
+            let users = try await load
+            #expect(users.count == 100)
+            var restarted = false
+            for await event in supervision {
+                if case .restarted(child: "Cache", _) = event { restarted = true; break }
+            }
+            #expect(restarted)
+            // The new instance works.
+            _ = try await fetch(api)
+            #expect(try await api.cacheStats().messagesHandled > 0)
+            await api.shutdown()
+        }
+    }
 }
