@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Courier: an actor-based network layer. No package dependencies, by design:
-// only the Swift toolchain (stdlib, Foundation/FoundationNetworking, Dispatch, Glibc).
+// only the Swift toolchain (stdlib, Foundation/FoundationNetworking, Dispatch, Glibc) and the
+// system's SQLite (a system library target).
 import PackageDescription
 
 let package = Package(
@@ -12,7 +13,9 @@ let package = Package(
         .executable(name: "courier-bench", targets: ["courier-bench"]),
     ],
     targets: [
-        .target(name: "Courier"),
+        // The system's SQLite (`sqlite3.h` and `-lsqlite3`; Debian: libsqlite3-dev).
+        .systemLibrary(name: "CSQLite"),
+        .target(name: "Courier", dependencies: ["CSQLite"]),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         .executableTarget(
             name: "courier-bench",

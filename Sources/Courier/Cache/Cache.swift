@@ -48,6 +48,9 @@ actor Cache: Component {
         /// Seconds of freshness of ``CacheTTL/defaultTTL``.
         let defaultTTL: Int
         let clock: any TimeSource
+        /// The persistent tier's database file and byte limit; `nil` keeps memory only.
+        var persistence: (path: String, maxBytes: Int)? = nil
+        var events = EventBroadcaster<CacheEvent>()
         /// For fault tests: an error to fail with instead of handling a message, as a broken
         /// invariant or a storage failure would. `nil` in use.
         var fault: (@Sendable (Message) -> (any Error)?)? = nil
@@ -82,6 +85,10 @@ actor Cache: Component {
     /// The last identity that asked; entries of an earlier one are dropped when it changes.
     private var currentIdentity: String?
     private var stats = CacheStats()
+    /// The persistent tier, opened before the first message (so that a subscriber who asked
+    /// nothing yet sees the event of a corrupt file); `nil` when off or when it failed.
+    private var disk: PersistentCache?
+    private var diskOpened = false
 
     init(_ environment: Environment) {
         self.environment = environment
@@ -90,6 +97,7 @@ actor Cache: Component {
 
     func handle(_ message: Message) throws {
         if let error = environment.fault?(message) { throw error }
+        if !diskOpened { openDisk() }
         stats.messagesHandled += 1
         switch message {
         case .get(let request, let reply):
@@ -100,12 +108,15 @@ actor Cache: Component {
             finish(id, result)
         case .invalidate(let url):
             storage.removeAll { $0.url == url }
+            onDisk { try $0.remove(url: url) }
         case .invalidatePrefix(let prefix):
             storage.removeAll { key in
                 key.url == prefix || key.url.hasPrefix(prefix + "/") || key.url.hasPrefix(prefix + "?")
             }
+            onDisk { try $0.remove(url: prefix, below: true) }
         case .dropIdentity(let identity):
             storage.removeAll { $0.identity == identity }
+            onDisk { try $0.remove(identity: identity) }
         case .clearExpired:
             let now = environment.clock.currentDate
             var expired: [CacheKey] = []
@@ -115,6 +126,7 @@ actor Cache: Component {
             for key in expired { storage.remove(key) }
         case .clear:
             storage = CacheStorage(maxEntries: environment.maxEntries, maxBytes: environment.maxBytes)
+            onDisk { try $0.removeAll() }
         case .stats(let reply):
             var snapshot = stats
             snapshot.entries = storage.count
@@ -126,12 +138,19 @@ actor Cache: Component {
 
     private func get(_ cached: CacheRequest, _ reply: Reply<HTTPResponse>) {
         if let identity = cached.identity, !identity.isEmpty, identity != currentIdentity {
-            if let previous = currentIdentity { storage.removeAll { $0.identity == previous } }
+            if let previous = currentIdentity {
+                storage.removeAll { $0.identity == previous }
+                onDisk { try $0.remove(identity: previous) }
+            }
             currentIdentity = identity
         }
         let now = environment.clock.currentDate
         let storageKey = CacheKey(url: cached.request.url.absoluteString, identity: cached.identity ?? "")
         var entry = cached.ttl == .noCache ? nil : storage.entry(for: storageKey)
+        if entry == nil, cached.ttl != .noCache, let stored = onDisk({ try $0.entry(for: storageKey, now: now) }) ?? nil {
+            storage.store(stored, for: storageKey)   // back in memory, most recently used
+            entry = stored
+        }
         if let stored = entry, !stored.matches(cached.request) { entry = nil }
         switch cached.policy {
         case .cacheOnly:
@@ -223,14 +242,17 @@ actor Cache: Component {
         case .success(let response) where response.status == 304 && flight.stale != nil:
             let entry = flight.stale!.revalidated(by: response, ttl: flight.ttl, defaultTTL: environment.defaultTTL, now: now)
             storage.store(entry, for: flight.storageKey)
+            onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
             stats.revalidated += 1
             answer = .success(entry.response)
         case .success(let response):
             if let entry = CacheEntry.make(
                 response: response, to: flight.request, ttl: flight.ttl, defaultTTL: environment.defaultTTL, now: now) {
                 storage.store(entry, for: flight.storageKey)
+                onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
             } else if response.status != 304 {
                 storage.remove(flight.storageKey)
+                onDisk { try $0.remove(flight.storageKey) }
             }
             answer = .success(response)
         case .failure(let error):
@@ -243,6 +265,35 @@ actor Cache: Component {
             }
         }
         for reply in flight.waiters.values { reply.resume(with: answer.mapError { $0 }) }
+    }
+
+    /// Opens the persistent tier, if configured; a corrupt file is moved aside (an event says
+    /// where), any other failure leaves the cache in memory only (an event says why).
+    private func openDisk() {
+        diskOpened = true
+        guard let persistence = environment.persistence else { return }
+        do {
+            let (disk, movedAside) = try PersistentCache.open(path: persistence.path, maxBytes: persistence.maxBytes)
+            self.disk = disk
+            if let movedAside { environment.events.publish(.storageReset(movedTo: movedAside)) }
+        } catch {
+            environment.events.publish(.storageFailed("could not open \(persistence.path): \(error)"))
+        }
+    }
+
+    /// Runs `body` on the persistent tier, if there is one. A failure is published and the cache
+    /// goes on (memory still answers): it is a cache, and nothing is lost that the network cannot
+    /// give again. Synchronous, in the handler: the tier is off by default, and a read or write
+    /// of one row by its key takes tens of microseconds.
+    @discardableResult
+    private func onDisk<T>(_ body: (PersistentCache) throws -> T) -> T? {
+        guard let disk else { return nil }
+        do {
+            return try body(disk)
+        } catch {
+            environment.events.publish(.storageFailed("\(error)"))
+            return nil
+        }
     }
 
     /// Whether `error` says the network or the server failed (the cases stale-if-error and

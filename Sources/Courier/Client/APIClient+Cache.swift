@@ -24,6 +24,11 @@ extension APIClient {
         cache?.tell(.clear)
     }
 
+    /// Every cache storage event from now on (a corrupt database moved aside, a storage failure).
+    public func cacheEvents(buffer: Int = 100) -> AsyncStream<CacheEvent> {
+        cacheEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+    }
+
     /// The cache's counters (all zero without ``Configuration/caching``).
     public func cacheStats() async throws(NetworkError) -> CacheStats {
         guard let cache else { return CacheStats() }

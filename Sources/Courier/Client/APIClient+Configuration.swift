@@ -159,14 +159,23 @@ extension APIClient {
             public var policy: CachePolicy
             /// The time to live of requests that set none. Default ``CacheTTL/defaultTTL``.
             public var ttl: CacheTTL
+            /// A SQLite database file that keeps stored responses across restarts (its directory
+            /// must exist). Default none: memory only.
+            public var storageFile: URL?
+            /// The most bytes the database file keeps. Default 50 MiB.
+            public var storageMaxBytes: Int
             /// For fault tests (not public): makes the cache fail on chosen messages.
             var fault: (@Sendable (Cache.Message) -> (any Error)?)?
 
-            /// Creates cache settings; the defaults are 100 entries, 10 MiB, 300 s, `cacheFirst`.
+            /// Creates cache settings; the defaults are 100 entries, 10 MiB, 300 s, `cacheFirst`,
+            /// memory only.
             public init(
                 maxEntries: Int = 100, maxBytes: Int = 10 * 1024 * 1024, defaultTTL: Duration = .seconds(300),
-                policy: CachePolicy = .cacheFirst, ttl: CacheTTL = .defaultTTL
+                policy: CachePolicy = .cacheFirst, ttl: CacheTTL = .defaultTTL,
+                storageFile: URL? = nil, storageMaxBytes: Int = 50 * 1024 * 1024
             ) {
+                self.storageFile = storageFile
+                self.storageMaxBytes = storageMaxBytes
                 self.maxEntries = maxEntries
                 self.maxBytes = maxBytes
                 self.defaultTTL = defaultTTL

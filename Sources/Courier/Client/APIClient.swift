@@ -18,6 +18,7 @@ public final class APIClient: Sendable {
     let tokenEvents = EventBroadcaster<TokenEvent>()
     /// The response cache, when the configuration has ``Configuration/caching``.
     let cache: Cache.Handle?
+    let cacheEvents = EventBroadcaster<CacheEvent>()
     /// The interceptor that adds credentials, if any: the cache asks it which requests carry them.
     private let authentication: AuthInterceptor?
     private let supervisor: Supervisor
@@ -58,6 +59,8 @@ public final class APIClient: Sendable {
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: configuration.clock)
             environment.fault = caching.fault
+            environment.events = cacheEvents
+            environment.persistence = caching.storageFile.map { (path: $0.path, maxBytes: caching.storageMaxBytes) }
             cache = Cache.Handle(mailbox: mailbox)
             children.append(.component(mailbox: mailbox) { [environment] in Cache(environment) })
         } else {
@@ -194,26 +197,28 @@ public final class APIClient: Sendable {
 
     /// A client dropped without ``shutdown()`` shuts its components down in the background.
     deinit {
-        let (supervisor, requestEvents, tokenEvents, started) = (self.supervisor, self.requestEvents, self.tokenEvents, self.started)
-        Task.detached { await Self.shutDown(supervisor, requestEvents, tokenEvents, after: started) }
+        let (supervisor, requestEvents, tokenEvents, cacheEvents, started) = (
+            self.supervisor, self.requestEvents, self.tokenEvents, self.cacheEvents, self.started)
+        Task.detached { await Self.shutDown(supervisor, requestEvents, tokenEvents, cacheEvents, after: started) }
     }
 
     /// Stops the components in reverse order, letting each drain its queue within its deadline;
     /// requests still running are cancelled and answered `componentUnavailable`, as are calls
     /// made afterwards.
     public func shutdown() async {
-        await Self.shutDown(supervisor, requestEvents, tokenEvents, after: started)
+        await Self.shutDown(supervisor, requestEvents, tokenEvents, cacheEvents, after: started)
     }
 
     /// Shutdown proper, shared by ``shutdown()`` and `deinit` (which cannot use `self` later).
     private static func shutDown(
         _ supervisor: Supervisor, _ requestEvents: EventBroadcaster<RequestEvent>, _ tokenEvents: EventBroadcaster<TokenEvent>,
-        after started: Task<Void, Never>
+        _ cacheEvents: EventBroadcaster<CacheEvent>, after started: Task<Void, Never>
     ) async {
         await started.value
         await supervisor.shutdown()
         requestEvents.finish()
         tokenEvents.finish()
+        cacheEvents.finish()
     }
 
     // MARK: Helpers

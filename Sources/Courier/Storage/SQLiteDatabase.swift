@@ -1,0 +1,154 @@
+import CSQLite
+import Foundation
+
+/// A SQLite database file, the storage of Courier's durable components: opened in WAL mode with
+/// `synchronous=FULL` (a committed transaction is on disk), checked when opened, and replaced
+/// by a fresh one if it is corrupt (the bad file is moved aside, not deleted).
+///
+/// Not thread-safe: one component instance owns it, and uses it from its actor only.
+final class SQLiteDatabase {
+    /// Why a call failed: the SQLite result code and message.
+    struct Failure: Error, CustomStringConvertible {
+        let code: Int32
+        let message: String
+        var description: String { "SQLite error \(code): \(message)" }
+    }
+
+    /// What opening found: a usable database, and the path a corrupt file was moved to, if any.
+    struct Opened {
+        let database: SQLiteDatabase
+        let movedAside: String?
+    }
+
+    private let handle: OpaquePointer
+    let path: String
+
+    private init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Opens (or creates) the database at `path` and runs `schema`. A file that is not a
+    /// database, or fails its integrity check, is moved to `<path>.corrupt-<time>` (with its WAL
+    /// and shared-memory files) and a fresh database is created in its place.
+    static func open(_ path: String, schema: String) throws -> Opened {
+        do {
+            return Opened(database: try openChecked(path, schema: schema), movedAside: nil)
+        } catch let failure as Failure where [SQLITE_CORRUPT, SQLITE_NOTADB].contains(failure.code) {
+            let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                try? FileManager.default.removeItem(atPath: aside + suffix)
+                try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
+            }
+            return Opened(database: try openChecked(path, schema: schema), movedAside: aside)
+        }
+    }
+
+    private static func openChecked(_ path: String, schema: String) throws -> SQLiteDatabase {
+        var handle: OpaquePointer?
+        let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(handle)
+            throw Failure(code: status, message: message)
+        }
+        let database = SQLiteDatabase(handle: handle, path: path)
+        sqlite3_busy_timeout(handle, 5000)
+        try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+        let check = try database.query("PRAGMA quick_check", [], columns: { $0.text(0) })
+        guard check == ["ok"] else { throw Failure(code: SQLITE_CORRUPT, message: "integrity check failed") }
+        try database.execute(schema)
+        return database
+    }
+
+    /// Runs statements that take no parameters and return no rows.
+    func execute(_ sql: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &error)
+        defer { sqlite3_free(error) }
+        guard status == SQLITE_OK else {
+            throw Failure(code: status, message: error.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle)))
+        }
+    }
+
+    /// A value bound to a statement's `?` parameter.
+    enum Value {
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case blob(Data)
+    }
+
+    /// Runs one statement with `parameters`; returns how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ parameters: [Value]) throws -> Int {
+        let statement = try prepare(sql, parameters)
+        defer { sqlite3_finalize(statement) }
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_DONE || status == SQLITE_ROW else { throw failure(status) }
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs a query and reads each row with `columns`.
+    func query<Row>(_ sql: String, _ parameters: [Value], columns: (RowReader) throws -> Row) throws -> [Row] {
+        let statement = try prepare(sql, parameters)
+        defer { sqlite3_finalize(statement) }
+        var rows: [Row] = []
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return rows }
+            guard status == SQLITE_ROW else { throw failure(status) }
+            rows.append(try columns(RowReader(statement: statement)))
+        }
+    }
+
+    /// Reads the columns of the current row.
+    struct RowReader {
+        fileprivate let statement: OpaquePointer
+
+        func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+        func real(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+        func text(_ column: Int32) -> String {
+            sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+        }
+        func blob(_ column: Int32) -> Data {
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
+            return Data(bytes: bytes, count: count)
+        }
+    }
+
+    private func prepare(_ sql: String, _ parameters: [Value]) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw failure(status) }
+        // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (index, parameter) in parameters.enumerated() {
+            let position = Int32(index + 1)
+            let bound: Int32
+            switch parameter {
+            case .integer(let value): bound = sqlite3_bind_int64(statement, position, value)
+            case .real(let value): bound = sqlite3_bind_double(statement, position, value)
+            case .text(let value): bound = sqlite3_bind_text(statement, position, value, -1, transient)
+            case .blob(let value):
+                bound = value.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob(statement, position, bytes.baseAddress, Int32(bytes.count), transient)
+                }
+            }
+            guard bound == SQLITE_OK else {
+                sqlite3_finalize(statement)
+                throw failure(bound)
+            }
+        }
+        return statement
+    }
+
+    private func failure(_ status: Int32) -> Failure {
+        Failure(code: status, message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
