@@ -89,7 +89,9 @@ struct Scenario: Sendable {
         let baseQuery = query
         cacheMiss = {
             let number = counter.withLock { $0 += 1; return $0 }
-            _ = try await cachingClient.send(Endpoint<User>(path: path, query: baseQuery + [URLQueryItem(name: "n", value: String(number))])).value
+            var unique = endpoint
+            unique.query = baseQuery + [URLQueryItem(name: "n", value: String(number))]
+            _ = try await cachingClient.send(unique).value
         }
     }
 }

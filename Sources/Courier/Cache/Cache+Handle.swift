@@ -1,11 +1,28 @@
 extension Cache {
-    /// What the client holds to use the cache: its mailbox and the waiter numbering.
+    /// What the client holds to use the cache: its mailbox, its shelf of entries, and the
+    /// waiter numbering.
     struct Handle: Sendable {
         let mailbox: Mailbox<Message>
+        let shelf: Locked<CacheShelf>
+        let clock: any TimeSource
         private let lastWaiter = Locked<UInt64>(0)
 
-        init(mailbox: Mailbox<Message>) {
+        init(mailbox: Mailbox<Message>, shelf: Locked<CacheShelf>, clock: any TimeSource) {
             self.mailbox = mailbox
+            self.shelf = shelf
+            self.clock = clock
+        }
+
+        /// The stored response to `request` if it is fresh, read from the shelf without a
+        /// message (and made the most recently used); `nil` otherwise (then ``get``).
+        func freshResponse(for request: HTTPRequest, identity: String) -> HTTPResponse? {
+            let key = CacheKey(url: request.url.absoluteString, identity: identity)
+            let now = clock.currentDate
+            return shelf.withLock { shelf in
+                guard let entry = shelf.storage.entry(for: key), entry.matches(request), entry.isFresh(at: now) else { return nil }
+                shelf.freshHits += 1
+                return entry.response
+            }
         }
 
         /// The response to `request`, stored or fetched. Cancelling the calling task answers it
@@ -20,8 +37,19 @@ extension Cache {
             return try await mailbox.ask({ .get(cached, $0) }, onCancel: .leave(waiter: waiter), cancelledError: NetworkError.cancelled)
         }
 
-        /// Tells the cache something that needs no answer; a stopped cache has nothing to forget.
-        func tell(_ message: Message) {
+        /// Forgets stored responses: on the shelf at once (so the caller's next read cannot find
+        /// them), then in the cache's persistent tier (a message). `message` is `invalidate`,
+        /// `invalidatePrefix`, `dropIdentity`, `clearExpired` or `clear`.
+        func forget(_ message: Message) {
+            shelf.withLock { shelf in
+                switch message {
+                case .invalidate(let url): shelf.storage.removeAll { $0.url == url }
+                case .invalidatePrefix(let prefix): shelf.storage.removeAll { $0.isAt(prefix) }
+                case .dropIdentity(let identity): shelf.storage.removeAll { $0.identity == identity }
+                case .clear: shelf.storage.removeAll { _ in true }
+                default: break
+                }
+            }
             try? mailbox.send(message)
         }
 

@@ -51,6 +51,8 @@ actor Cache: Component {
         /// The persistent tier's database file and byte limit; `nil` keeps memory only.
         var persistence: (path: String, maxBytes: Int)? = nil
         var events = EventBroadcaster<CacheEvent>()
+        /// The entries, shared with the client's hit path (see ``CacheShelf``).
+        let shelf: Locked<CacheShelf>
         /// For fault tests: an error to fail with instead of handling a message, as a broken
         /// invariant or a storage failure would. `nil` in use.
         var fault: (@Sendable (Message) -> (any Error)?)? = nil
@@ -74,7 +76,6 @@ actor Cache: Component {
     }
 
     private let environment: Environment
-    private var storage: CacheStorage<CacheKey>
     /// Fetches running, by number.
     private var flights: [UInt64: Flight] = [:]
     /// The fetch identical requests for a key may join (the first one started for it).
@@ -92,12 +93,21 @@ actor Cache: Component {
 
     init(_ environment: Environment) {
         self.environment = environment
-        storage = CacheStorage(maxEntries: environment.maxEntries, maxBytes: environment.maxBytes)
+    }
+
+    /// Runs `body` on the entries, under the shelf's lock.
+    @discardableResult
+    private func storage<T>(_ body: (inout CacheStorage<CacheKey>) throws -> T) rethrows -> T {
+        try environment.shelf.withLock { try body(&$0.storage) }
     }
 
     func handle(_ message: Message) throws {
         if let error = environment.fault?(message) { throw error }
-        if !diskOpened { openDisk() }
+        if !diskOpened {
+            // A new instance starts empty (what a failed one left is not trusted).
+            clear()
+            openDisk()
+        }
         stats.messagesHandled += 1
         switch message {
         case .get(let request, let reply):
@@ -107,30 +117,31 @@ actor Cache: Component {
         case .fetched(let id, let result):
             finish(id, result)
         case .invalidate(let url):
-            storage.removeAll { $0.url == url }
+            storage { $0.removeAll { $0.url == url } }
             onDisk { try $0.remove(url: url) }
         case .invalidatePrefix(let prefix):
-            storage.removeAll { key in
-                key.url == prefix || key.url.hasPrefix(prefix + "/") || key.url.hasPrefix(prefix + "?")
-            }
+            storage { $0.removeAll { $0.isAt(prefix) } }
             onDisk { try $0.remove(url: prefix, below: true) }
         case .dropIdentity(let identity):
-            storage.removeAll { $0.identity == identity }
+            storage { $0.removeAll { $0.identity == identity } }
             onDisk { try $0.remove(identity: identity) }
         case .clearExpired:
             let now = environment.clock.currentDate
-            var expired: [CacheKey] = []
-            for key in storage.keysByRecency {
-                if let entry = storage.entry(for: key), !entry.isFresh(at: now), !entry.servableOnError(at: now) { expired.append(key) }
+            storage { storage in
+                for key in storage.keysByRecency {
+                    if let entry = storage.entry(for: key), !entry.isFresh(at: now), !entry.servableOnError(at: now) { storage.remove(key) }
+                }
             }
-            for key in expired { storage.remove(key) }
         case .clear:
-            storage = CacheStorage(maxEntries: environment.maxEntries, maxBytes: environment.maxBytes)
+            clear()
             onDisk { try $0.removeAll() }
         case .stats(let reply):
             var snapshot = stats
-            snapshot.entries = storage.count
-            snapshot.bytes = storage.bytes
+            environment.shelf.withLock { shelf in
+                snapshot.entries = shelf.storage.count
+                snapshot.bytes = shelf.storage.bytes
+                snapshot.hits += shelf.freshHits
+            }
             snapshot.inFlight = flights.count
             reply.succeed(snapshot)
         }
@@ -139,16 +150,16 @@ actor Cache: Component {
     private func get(_ cached: CacheRequest, _ reply: Reply<HTTPResponse>) {
         if let identity = cached.identity, !identity.isEmpty, identity != currentIdentity {
             if let previous = currentIdentity {
-                storage.removeAll { $0.identity == previous }
+                storage { $0.removeAll { $0.identity == previous } }
                 onDisk { try $0.remove(identity: previous) }
             }
             currentIdentity = identity
         }
         let now = environment.clock.currentDate
         let storageKey = CacheKey(url: cached.request.url.absoluteString, identity: cached.identity ?? "")
-        var entry = cached.ttl == .noCache ? nil : storage.entry(for: storageKey)
+        var entry = cached.ttl == .noCache ? nil : storage { $0.entry(for: storageKey) }
         if entry == nil, cached.ttl != .noCache, let stored = onDisk({ try $0.entry(for: storageKey, now: now) }) ?? nil {
-            storage.store(stored, for: storageKey)   // back in memory, most recently used
+            storage { $0.store(stored, for: storageKey) }   // back in memory, most recently used
             entry = stored
         }
         if let stored = entry, !stored.matches(cached.request) { entry = nil }
@@ -241,17 +252,17 @@ actor Cache: Component {
         switch result {
         case .success(let response) where response.status == 304 && flight.stale != nil:
             let entry = flight.stale!.revalidated(by: response, ttl: flight.ttl, defaultTTL: environment.defaultTTL, now: now)
-            storage.store(entry, for: flight.storageKey)
+            storage { $0.store(entry, for: flight.storageKey) }
             onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
             stats.revalidated += 1
             answer = .success(entry.response)
         case .success(let response):
             if let entry = CacheEntry.make(
                 response: response, to: flight.request, ttl: flight.ttl, defaultTTL: environment.defaultTTL, now: now) {
-                storage.store(entry, for: flight.storageKey)
+                storage { $0.store(entry, for: flight.storageKey) }
                 onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
             } else if response.status != 304 {
-                storage.remove(flight.storageKey)
+                storage { $0.remove(flight.storageKey) }
                 onDisk { try $0.remove(flight.storageKey) }
             }
             answer = .success(response)
@@ -265,6 +276,12 @@ actor Cache: Component {
             }
         }
         for reply in flight.waiters.values { reply.resume(with: answer.mapError { $0 }) }
+    }
+
+    /// Empties the entries.
+    private func clear() {
+        let empty = CacheStorage<CacheKey>(maxEntries: environment.maxEntries, maxBytes: environment.maxBytes)
+        storage { $0 = empty }
     }
 
     /// Opens the persistent tier, if configured; a corrupt file is moved aside (an event says
@@ -297,10 +314,11 @@ actor Cache: Component {
     }
 
     /// Whether `error` says the network or the server failed (the cases stale-if-error and
-    /// `networkFirst` cover), rather than the request being wrong or cancelled.
+    /// `networkFirst` cover), rather than the request being wrong or cancelled. `unknown`
+    /// counts: FoundationNetworking sometimes reports a refused connection as `URLError.unknown`.
     static func isNetworkFailure(_ error: NetworkError) -> Bool {
         switch error {
-        case .noConnection, .timeout: return true
+        case .noConnection, .timeout, .unknown: return true
         case .serverError(let response): return response.status >= 500
         default: return false
         }

@@ -1,7 +1,7 @@
 /// The cache's entries under a count and a byte limit, least recently used evicted first:
 /// a dictionary from key to slot and a doubly linked list threaded through the slots by index,
 /// so lookup, insert, touch and evict are O(1). A plain value, tested without the actor.
-struct CacheStorage<Key: Hashable> {
+struct CacheStorage<Key: Hashable & Sendable>: Sendable {
     private struct Slot {
         var key: Key
         var entry: CacheEntry

@@ -3,25 +3,25 @@ import Foundation
 extension APIClient {
     /// Forgets the stored responses of `endpoint`'s URL (every identity's).
     public func invalidateCache<Value>(for endpoint: Endpoint<Value>) throws(NetworkError) {
-        cache?.tell(.invalidate(url: try makeRequest(endpoint).url.absoluteString))
+        cache?.forget(.invalidate(url: try makeRequest(endpoint).url.absoluteString))
     }
 
     /// Forgets the stored responses of every URL under `path` (e.g. `"v1/users"` forgets
     /// `/v1/users`, `/v1/users/42`, `/v1/users?page=2`).
     public func invalidateCache(under path: String) throws(NetworkError) {
         let url = try makeRequest(Endpoint<EmptyResponse>(path: path)).url.absoluteString
-        cache?.tell(.invalidatePrefix(url))
+        cache?.forget(.invalidatePrefix(url))
     }
 
     /// Forgets the stored responses that are no longer fresh (and no longer usable if the
     /// network fails).
     public func clearExpiredCache() {
-        cache?.tell(.clearExpired)
+        cache?.forget(.clearExpired)
     }
 
     /// Forgets every stored response.
     public func clearCache() {
-        cache?.tell(.clear)
+        cache?.forget(.clear)
     }
 
     /// Every cache storage event from now on (a corrupt database moved aside, a storage failure).

@@ -16,7 +16,7 @@ extension APIClient {
         let session = try session()
         let identity = session.credential.value.identity
         try await session.set(nil)
-        if let identity { cache?.tell(.dropIdentity(identity)) }
+        if let identity { cache?.forget(.dropIdentity(identity)) }
     }
 
     /// Refreshes the access token now, whatever its expiry (one refresh, shared with any

@@ -50,18 +50,18 @@ public final class APIClient: Sendable {
         // The cache starts after the pipeline, whose mailbox its fetches use.
         if let caching = configuration.caching {
             let mailbox = Mailbox<Cache.Message>(name: "Cache")
+            let shelf = Locked(CacheShelf(storage: CacheStorage(maxEntries: caching.maxEntries, maxBytes: caching.maxBytes)))
             var environment = Cache.Environment(
                 mailbox: mailbox,
                 fetch: { request, options, answer in
-                    let id = pipeline.submit(request, options: options) { answer($0.mapError { NetworkError(answer: $0) }) }
-                    return { pipeline.cancel(id) }
+                    pipeline.submit(request, options: options) { answer($0.mapError { NetworkError(answer: $0) }) }
                 },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
-                defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: configuration.clock)
+                defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: configuration.clock, shelf: shelf)
             environment.fault = caching.fault
             environment.events = cacheEvents
             environment.persistence = caching.storageFile.map { (path: $0.path, maxBytes: caching.storageMaxBytes) }
-            cache = Cache.Handle(mailbox: mailbox)
+            cache = Cache.Handle(mailbox: mailbox, shelf: shelf, clock: configuration.clock)
             children.append(.component(mailbox: mailbox) { [environment] in Cache(environment) })
         } else {
             cache = nil
@@ -112,10 +112,13 @@ public final class APIClient: Sendable {
     public func data(for request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
         if let cache, let caching = configuration.caching, request.method == .get, let identity = cacheIdentity(of: request, options) {
+            let (policy, ttl) = (options.cachePolicy ?? caching.policy, options.cacheTTL ?? caching.ttl)
+            // A fresh hit costs no message; anything else asks the cache.
+            if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(for: request, identity: identity) {
+                return fresh
+            }
             do {
-                return try await cache.get(
-                    request, options: options, policy: options.cachePolicy ?? caching.policy, ttl: options.cacheTTL ?? caching.ttl,
-                    identity: identity)
+                return try await cache.get(request, options: options, policy: policy, ttl: ttl, identity: identity)
             } catch RuntimeError.componentRestarted {
                 // The cache failed while holding this request: the network answers instead.
             } catch {
@@ -130,7 +133,7 @@ public final class APIClient: Sendable {
         }
         // A write that succeeded makes the stored reads of its URL stale.
         if let cache, [.post, .put, .patch, .delete].contains(request.method) {
-            cache.tell(.invalidate(url: request.url.absoluteString))
+            cache.forget(.invalidate(url: request.url.absoluteString))
         }
         return response
     }

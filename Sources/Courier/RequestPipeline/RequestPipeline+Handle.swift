@@ -21,42 +21,50 @@ extension RequestPipeline {
         ///   unavailable or restarted while holding it.
         func send(_ request: HTTPRequest, options: RequestOptions) async throws -> HTTPResponse {
             let id = nextID()
-            let resolve = settle(request, options: options, id: id)
-            return try await mailbox.ask({ .execute(resolve($0)) }, onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
+            let settled = settle(request, options: options, id: id)
+            return try await mailbox.ask({ .execute(settled.pending($0)) }, onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
         }
 
         /// Sends `request` as ``send(_:options:)`` does, for a component that takes the answer
         /// as a message of its own: `answer` is called once with the outcome (errors already as
-        /// an asker would see them). Returns the request's identifier, for ``cancel(_:)``.
+        /// an asker would see them). Returns what cancels the request (its answer is then
+        /// `cancelled`).
         func submit(
             _ request: HTTPRequest, options: RequestOptions, answer: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
-        ) -> RequestID {
+        ) -> @Sendable () -> Void {
             let id = nextID()
             let mailbox = self.mailbox
             let reply = Reply<HTTPResponse> { result in answer(result.mapError { mailbox.answerError($0) }) }
-            if (try? mailbox.send(.execute(settle(request, options: options, id: id)(reply)))) == nil {
+            if (try? mailbox.send(.execute(settle(request, options: options, id: id).pending(reply)))) == nil {
                 reply.fail(RuntimeError.componentUnavailable(mailbox.name))
             }
-            return id
-        }
-
-        /// Stops a request sent with ``submit(_:options:answer:)``; its answer is then `cancelled`.
-        func cancel(_ id: RequestID) {
-            try? mailbox.send(.cancel(id))
+            return { try? mailbox.send(.cancel(id)) }
         }
 
         /// The pending request of `request` for a given reply, its settings resolved once: the
         /// options, else the request's own timeout (attempt), else the pipeline's; the default
         /// `User-Agent` added unless the request has one.
-        private func settle(_ request: HTTPRequest, options: RequestOptions, id: RequestID) -> (Reply<HTTPResponse>) -> PendingRequest {
+        private func settle(_ request: HTTPRequest, options: RequestOptions, id: RequestID) -> Settled {
             let request = withUserAgent(request)
-            let deadline = configuration.clock.now + (options.deadline ?? configuration.requestDeadline)
-            let attemptTimeout = options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout
-            let retryPolicy = options.retryPolicy ?? configuration.retryPolicy
-            return { reply in
+            return Settled(
+                id: id, request: request, deadline: configuration.clock.now + (options.deadline ?? configuration.requestDeadline),
+                attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
+                retryPolicy: options.retryPolicy ?? configuration.retryPolicy, requiresAuth: options.requiresAuth)
+        }
+
+        /// A request's settings, resolved; a value, so that resolving allocates nothing.
+        private struct Settled {
+            let id: RequestID
+            let request: HTTPRequest
+            let deadline: Duration
+            let attemptTimeout: Duration
+            let retryPolicy: RetryPolicy
+            let requiresAuth: Bool
+
+            func pending(_ reply: Reply<HTTPResponse>) -> PendingRequest {
                 PendingRequest(
                     id: id, request: request, deadline: deadline, attemptTimeout: attemptTimeout,
-                    retryPolicy: retryPolicy, requiresAuth: options.requiresAuth, reply: reply)
+                    retryPolicy: retryPolicy, requiresAuth: requiresAuth, reply: reply)
             }
         }
 

@@ -20,6 +20,14 @@ package final class Reply<Value: Sendable>: Sendable {
             case .callback(let answer): answer(result)
             }
         }
+
+        /// The common case without building a `Result` for a waiting task.
+        func succeed(_ value: Value) {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: value)
+            case .callback(let answer): answer(.success(value))
+            }
+        }
     }
 
     /// Where the asker waits. Invariant: the asker is taken (and the slot emptied) only under
@@ -47,7 +55,7 @@ package final class Reply<Value: Sendable>: Sendable {
     @discardableResult
     package func succeed(_ value: Value) -> Bool {
         guard let asker = Self.take(slot) else { return false }
-        asker.resume(with: .success(value))
+        asker.succeed(value)
         return true
     }
 
@@ -60,9 +68,10 @@ package final class Reply<Value: Sendable>: Sendable {
     /// Answers the asker with `result`. Returns `false` if the asker was already answered.
     @discardableResult
     package func resume(with result: Result<Value, any Error>) -> Bool {
-        guard let asker = Self.take(slot) else { return false }
-        asker.resume(with: result)
-        return true
+        switch result {
+        case .success(let value): succeed(value)
+        case .failure(let error): fail(error)
+        }
     }
 
     /// Whether the asker has been answered.

@@ -44,6 +44,7 @@ import Testing
             let first = cachingClient(server) { $0.caching?.storageFile = file }
             #expect(try await first.send(networkFirst).value.name == "Ivy")
             await first.shutdown()
+            server.stopAndWait()   // gone for sure before the next request
         }
         // A new client (a new process, as far as the cache knows), the server gone.
         let second = client(baseURL!, retryPolicy: .never) { $0.caching = .init(storageFile: file) }
