@@ -15,8 +15,7 @@ extension Cache {
 
         /// The stored response to `request` if it is fresh, read from the shelf without a
         /// message (and made the most recently used); `nil` otherwise (then ``get``).
-        func freshResponse(for request: HTTPRequest, identity: String) -> HTTPResponse? {
-            let key = CacheKey(url: request.url.absoluteString, identity: identity)
+        func freshResponse(for request: HTTPRequest, key: CacheKey) -> HTTPResponse? {
             let now = clock.currentDate
             return shelf.withLock { shelf in
                 guard let entry = shelf.storage.entry(for: key), entry.matches(request), entry.isFresh(at: now) else { return nil }
@@ -30,10 +29,10 @@ extension Cache {
         /// - Throws: the fetch's ``NetworkError``, ``NetworkError/notCached`` (`cacheOnly`), or
         ///   a ``RuntimeError`` if the cache is unavailable or restarted while holding the request.
         func get(
-            _ request: HTTPRequest, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL, identity: String?
+            _ request: HTTPRequest, key: CacheKey, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL
         ) async throws -> HTTPResponse {
             let waiter = lastWaiter.withLock { $0 += 1; return $0 }
-            let cached = CacheRequest(waiter: waiter, request: request, options: options, policy: policy, ttl: ttl, identity: identity)
+            let cached = CacheRequest(waiter: waiter, request: request, key: key, options: options, policy: policy, ttl: ttl)
             return try await mailbox.ask({ .get(cached, $0) }, onCancel: .leave(waiter: waiter), cancelledError: NetworkError.cancelled)
         }
 

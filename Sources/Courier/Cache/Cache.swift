@@ -148,7 +148,8 @@ actor Cache: Component {
     }
 
     private func get(_ cached: CacheRequest, _ reply: Reply<HTTPResponse>) {
-        if let identity = cached.identity, !identity.isEmpty, identity != currentIdentity {
+        let identity = cached.key.identity
+        if !identity.isEmpty, identity != currentIdentity {
             if let previous = currentIdentity {
                 storage { $0.removeAll { $0.identity == previous } }
                 onDisk { try $0.remove(identity: previous) }
@@ -156,7 +157,7 @@ actor Cache: Component {
             currentIdentity = identity
         }
         let now = environment.clock.currentDate
-        let storageKey = CacheKey(url: cached.request.url.absoluteString, identity: cached.identity ?? "")
+        let storageKey = cached.key
         var entry = cached.ttl == .noCache ? nil : storage { $0.entry(for: storageKey) }
         if entry == nil, cached.ttl != .noCache, let stored = onDisk({ try $0.entry(for: storageKey, now: now) }) ?? nil {
             storage { $0.store(stored, for: storageKey) }   // back in memory, most recently used

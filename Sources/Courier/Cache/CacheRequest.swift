@@ -4,20 +4,20 @@ final class CacheRequest: Sendable {
     /// Names this caller while it waits (its cancellation message says which waiter left).
     let waiter: UInt64
     let request: HTTPRequest
+    /// Where its response is filed: the request's URL, and whose response it is (the session's
+    /// identity for requests that carry its credentials, "" for requests that carry none).
+    let key: CacheKey
     /// Passed on to the pipeline when the network is asked.
     let options: RequestOptions
     let policy: CachePolicy
     let ttl: CacheTTL
-    /// Whose response it is: the session's identity for requests that carry its credentials,
-    /// `nil` for requests that carry none (shared by everyone).
-    let identity: String?
 
-    init(waiter: UInt64, request: HTTPRequest, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL, identity: String?) {
+    init(waiter: UInt64, request: HTTPRequest, key: CacheKey, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL) {
         self.waiter = waiter
         self.request = request
+        self.key = key
         self.options = options
         self.policy = policy
         self.ttl = ttl
-        self.identity = identity
     }
 }

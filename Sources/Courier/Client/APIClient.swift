@@ -114,11 +114,12 @@ public final class APIClient: Sendable {
         if let cache, let caching = configuration.caching, request.method == .get, let identity = cacheIdentity(of: request, options) {
             let (policy, ttl) = (options.cachePolicy ?? caching.policy, options.cacheTTL ?? caching.ttl)
             // A fresh hit costs no message; anything else asks the cache.
-            if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(for: request, identity: identity) {
+            let key = CacheKey(url: request.url.absoluteString, identity: identity)
+            if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(for: request, key: key) {
                 return fresh
             }
             do {
-                return try await cache.get(request, options: options, policy: policy, ttl: ttl, identity: identity)
+                return try await cache.get(request, key: key, options: options, policy: policy, ttl: ttl)
             } catch RuntimeError.componentRestarted {
                 // The cache failed while holding this request: the network answers instead.
             } catch {
