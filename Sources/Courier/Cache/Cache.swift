@@ -19,8 +19,9 @@ actor Cache: Component {
         case get(CacheRequest, Reply<HTTPResponse>)
         /// The caller waiting as `waiter` gave up (tell).
         case leave(waiter: UInt64)
-        /// Fetch `flight` ended (tell, from its task).
-        case fetched(flight: UInt64, Result<HTTPResponse, NetworkError>)
+        /// Fetch `flight` of cache instance `instance` ended (tell, from the pipeline's reply); a
+        /// later instance ignores it.
+        case fetched(instance: UInt64, flight: UInt64, Result<HTTPResponse, NetworkError>)
         /// A write to `url` succeeded: forget its stored GETs, for every identity (tell).
         case invalidate(url: String)
         /// Forget every stored GET of the URL `prefix` or below it (`prefix/…`, `prefix?…`) (tell).
@@ -71,6 +72,11 @@ actor Cache: Component {
         var waiters: [UInt64: Reply<HTTPResponse>]
         /// A background revalidation (stale-while-revalidate): nobody waits, nobody cancels it.
         let background: Bool
+        /// Whether the cache added ``stale``'s validators (only then is a 304 about the entry).
+        var revalidating = false
+        /// Whether its answer may be stored: not once the key was invalidated while it ran (the
+        /// answer may predate the write).
+        var storable = true
         /// Cancels the network request.
         var cancel: (@Sendable () -> Void)?
     }
@@ -83,6 +89,9 @@ actor Cache: Component {
     /// Which fetch each waiting caller waits for.
     private var waiterFlights: [UInt64: UInt64] = [:]
     private var lastFlight: UInt64 = 0
+    /// This instance's identity: fetches started by a failed instance still answer into the same
+    /// mailbox, and their flight numbers would collide with this instance's.
+    private let instance = UInt64.random(in: .min ... .max)
     /// The last identity that asked; entries of an earlier one are dropped when it changes.
     private var currentIdentity: String?
     private var stats = CacheStats()
@@ -114,15 +123,18 @@ actor Cache: Component {
             get(request, reply)
         case .leave(let waiter):
             leave(waiter)
-        case .fetched(let id, let result):
-            finish(id, result)
+        case .fetched(let instance, let id, let result):
+            if instance == self.instance { finish(id, result) }
         case .invalidate(let url):
+            unstore { $0.url == url }
             storage { $0.removeAll { $0.url == url } }
             onDisk { try $0.remove(url: url) }
         case .invalidatePrefix(let prefix):
+            unstore { $0.isAt(prefix) }
             storage { $0.removeAll { $0.isAt(prefix) } }
             onDisk { try $0.remove(url: prefix, below: true) }
         case .dropIdentity(let identity):
+            unstore { $0.identity == identity }
             storage { $0.removeAll { $0.identity == identity } }
             onDisk { try $0.remove(identity: identity) }
         case .clearExpired:
@@ -133,6 +145,7 @@ actor Cache: Component {
                 }
             }
         case .clear:
+            unstore { _ in true }
             clear()
             onDisk { try $0.removeAll() }
         case .stats(let reply):
@@ -148,6 +161,8 @@ actor Cache: Component {
     }
 
     private func get(_ cached: CacheRequest, _ reply: Reply<HTTPResponse>) {
+        // Cancelled before this message was handled (its `leave` may even have come first).
+        guard !reply.isAnswered else { return }
         let identity = cached.key.identity
         if !identity.isEmpty, identity != currentIdentity {
             if let previous = currentIdentity {
@@ -208,21 +223,23 @@ actor Cache: Component {
         }
         lastFlight += 1
         var sent = cached.request
+        var revalidating = false
         // Revalidate what is stored, unless the caller sent validators of its own.
-        if let stale, !sent.headers.contains("If-None-Match"), !sent.headers.contains("If-Modified-Since") {
+        if let stale, !stale.validators.isEmpty, !sent.headers.contains("If-None-Match"), !sent.headers.contains("If-Modified-Since") {
             for field in stale.validators { sent.headers.add(name: field.name, value: field.value) }
+            revalidating = true
         }
         var flight = Flight(
             id: lastFlight, storageKey: storageKey, request: cached.request, ttl: cached.ttl, policy: cached.policy,
-            stale: stale, waiters: [:], background: reply == nil)
+            stale: stale, waiters: [:], background: reply == nil, revalidating: revalidating)
         if let reply {
             flight.waiters[cached.waiter] = reply
             waiterFlights[cached.waiter] = lastFlight
         }
         // The answer comes back as a message: no task waits for it.
-        let (mailbox, id) = (environment.mailbox, lastFlight)
+        let (mailbox, id, instance) = (environment.mailbox, lastFlight, instance)
         flight.cancel = environment.fetch(sent, cached.options) { result in
-            try? mailbox.send(.fetched(flight: id, result))
+            try? mailbox.send(.fetched(instance: instance, flight: id, result))
         }
         flights[id] = flight
         if joinable[storageKey] == nil { joinable[storageKey] = id }
@@ -251,12 +268,16 @@ actor Cache: Component {
         let now = environment.clock.currentDate
         let answer: Result<HTTPResponse, NetworkError>
         switch result {
-        case .success(let response) where response.status == 304 && flight.stale != nil:
+        case .success(let response) where response.status == 304 && flight.revalidating && flight.stale != nil:
             let entry = flight.stale!.revalidated(by: response, ttl: flight.ttl, defaultTTL: environment.defaultTTL, now: now)
-            storage { $0.store(entry, for: flight.storageKey) }
-            onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
+            if flight.storable {
+                storage { $0.store(entry, for: flight.storageKey) }
+                onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
+            }
             stats.revalidated += 1
             answer = .success(entry.response)
+        case .success(let response) where !flight.storable:
+            answer = .success(response)
         case .success(let response):
             if let entry = CacheEntry.make(
                 response: response, to: flight.request, ttl: flight.ttl, defaultTTL: environment.defaultTTL, now: now) {
@@ -279,6 +300,15 @@ actor Cache: Component {
         for reply in flight.waiters.values { reply.resume(with: answer.mapError { $0 }) }
     }
 
+    /// Fetches running for matching keys will not store their answers (which may predate what
+    /// invalidated the key), and later requests do not join them.
+    private func unstore(_ matches: (CacheKey) -> Bool) {
+        for (id, flight) in flights where matches(flight.storageKey) {
+            flights[id]?.storable = false
+            if joinable[flight.storageKey] == id { joinable[flight.storageKey] = nil }
+        }
+    }
+
     /// Empties the entries.
     private func clear() {
         let empty = CacheStorage<CacheKey>(maxEntries: environment.maxEntries, maxBytes: environment.maxBytes)
@@ -292,6 +322,9 @@ actor Cache: Component {
         guard let persistence = environment.persistence else { return }
         do {
             let (disk, movedAside) = try PersistentCache.open(path: persistence.path, maxBytes: persistence.maxBytes)
+            // Sessions get a new identity in each process: earlier processes' private entries
+            // can never be matched again, so they are dropped rather than left on disk.
+            try disk.removePrivate()
             self.disk = disk
             if let movedAside { environment.events.publish(.storageReset(movedTo: movedAside)) }
         } catch {

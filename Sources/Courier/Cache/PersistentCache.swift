@@ -117,6 +117,11 @@ final class PersistentCache {
         try database.run("DELETE FROM responses WHERE identity = ?", [.text(identity)])
     }
 
+    /// Drops every entry stored for a session (identity other than "").
+    func removePrivate() throws {
+        try database.run("DELETE FROM responses WHERE identity <> ''", [])
+    }
+
     func removeAll() throws {
         try database.run("DELETE FROM responses", [])
     }

@@ -41,6 +41,9 @@ struct RefreshMachine: Sendable {
         case noRefreshToken
         /// The refresh window is used up.
         case tooManyRefreshes
+        /// The 401 was for a session that has since been replaced (a sign-in or sign-out came
+        /// after the token was sent): the request is not replayed under another session's token.
+        case sessionChanged
     }
 
     /// How a refresh ended.
@@ -55,6 +58,8 @@ struct RefreshMachine: Sendable {
     private(set) var phase = Phase.idle
     /// The version of the tokens in use.
     private(set) var version: Int
+    /// The version the last sign-in or sign-out made: older versions belong to another session.
+    private var sessionStart: Int
     private var generation = 0
     /// When the refreshes still inside the window started.
     private var starts: [Duration] = []
@@ -63,6 +68,7 @@ struct RefreshMachine: Sendable {
 
     init(version: Int = 0, limit: Int = 5, window: Duration = .seconds(30)) {
         self.version = version
+        self.sessionStart = version
         self.limit = limit
         self.window = window
     }
@@ -73,6 +79,7 @@ struct RefreshMachine: Sendable {
     mutating func tokenNeeded(rejected: Int?, stale: Bool, hasTokens: Bool, canRefresh: Bool, now: Duration) -> Decision {
         if phase == .failed { return .refuse(.sessionExpired) }
         guard hasTokens else { return .refuse(.signedOut) }
+        if let rejected, rejected < sessionStart { return .refuse(.sessionChanged) }
         if let rejected, rejected < version { return .useCurrent }
         if rejected == nil, !stale { return .useCurrent }
         if case .refreshing = phase { return .join }
@@ -105,12 +112,14 @@ struct RefreshMachine: Sendable {
     /// superseded.
     mutating func tokensSet() {
         version += 1
+        sessionStart = version
         phase = .idle
     }
 
     /// The tokens were cleared (sign-out): requests are refused as signed out, not expired.
     mutating func tokensCleared() {
         version += 1
+        sessionStart = version
         phase = .idle
     }
 }

@@ -48,8 +48,14 @@ actor TokenStore: Component {
     /// were already answered `componentRestarted`) is not taken for one of its own.
     private let instance = UInt64.random(in: .min ... .max)
     private var tokens: Tokens? {
-        didSet { if tokens == nil { identity = nil } else if oldValue == nil { identity = Self.newIdentity() } }
+        didSet {
+            if tokens == nil { identity = nil } else if oldValue == nil { identity = Self.newIdentity() }
+            receivedAt = environment.clock.currentDate
+        }
     }
+    /// When the current tokens arrived (or were loaded): a token that lives less than twice the
+    /// refresh threshold is refreshed at half its life instead, not on every request.
+    private var receivedAt = Date.distantPast
     /// The session's name for the cache (see ``Credential/identity``).
     private var identity: String?
     private var machine: RefreshMachine
@@ -183,7 +189,10 @@ actor TokenStore: Component {
         if let tokens {
             credential = Credential(
                 authorization: "Bearer " + tokens.accessToken, version: machine.version,
-                refreshAt: tokens.expiresAt.map { $0.addingTimeInterval(-environment.threshold.inSeconds) }, identity: identity)
+                refreshAt: tokens.expiresAt.map { expiry in
+                    let lead = min(environment.threshold.inSeconds, max(0, expiry.timeIntervalSince(receivedAt)) / 2)
+                    return expiry.addingTimeInterval(-lead)
+                }, identity: identity)
         }
         environment.credential.publish(credential)
         return credential

@@ -258,4 +258,39 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             await api.shutdown()
         }
     }
+
+    @Test("a 304 to the caller's own validators is the caller's, not a revalidation of what is stored")
+    func callersOwnValidators() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/items/7", [
+                .json(200, item, headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"]),
+                .status(304, headers: ["ETag": "\"v0\""]),
+            ])
+            let api = cachingClient(server)
+            _ = try await fetch(api)
+            var conditional = endpoint
+            conditional.headers = ["If-None-Match": "\"v0\""]
+            let raw = try await api.data(for: conditional)
+            #expect(raw.status == 304)
+            #expect(try await server.requests(path: "/v1/items/7").last?.header("If-None-Match") == "\"v0\"")
+            #expect(try await api.cacheStats().revalidated == 0)
+            await api.shutdown()
+        }
+    }
+
+    @Test("a write during a GET's fetch: the fetched answer is not stored, the next GET asks the server")
+    func writeDuringAFetch() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/items/7", method: "GET", [.json(200, item).with(delay: 0.3)])
+            try await server.script("/v1/items/7", method: "POST", [.json(200, item)])
+            let api = cachingClient(server)
+            async let before = fetch(api)
+            _ = try await server.waitForRequests(path: "/v1/items/7", count: 1)
+            _ = try await api.send(Endpoint<User>(path: "items/7", method: .post, version: .v1))
+            _ = try await before
+            _ = try await fetch(api)
+            #expect(try await server.requests(path: "/v1/items/7").filter { $0.method == "GET" }.count == 2)
+            await api.shutdown()
+        }
+    }
 }

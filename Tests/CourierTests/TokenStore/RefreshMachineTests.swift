@@ -91,4 +91,12 @@ import Testing
         #expect(machine.tokenNeeded(rejected: nil, stale: false, hasTokens: false, canRefresh: false) == .refuse(.signedOut))
         #expect(machine.tokenNeeded(rejected: nil, stale: true, hasTokens: true, canRefresh: false) == .refuse(.noRefreshToken))
     }
+
+    @Test("a 401 for a token of an earlier session is refused, not replayed under the new session's token")
+    func noReplayAcrossSessions() {
+        let machine = Subject(RefreshMachine(version: 1))
+        machine.tokensSet()   // another user signs in: version 2
+        #expect(machine.need(rejected: 1) == .refuse(.sessionChanged))
+        #expect(machine.need(rejected: 2) == .start(generation: 1))
+    }
 }

@@ -310,4 +310,22 @@ final class FailingSaves: TokenPersistence {
             #expect(!described.joined().contains("secret"))
         }
     }
+
+    @Test("a token shorter-lived than twice the threshold is refreshed at half its life, not on every request")
+    func shortLivedToken() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/auth/refresh", [refreshAnswer(access: "new", expiresIn: 30)])
+            try await server.script("/v1/me", [.json(200, me)])
+            let clock = ManualClock()
+            let api = client(server.baseURL, retryPolicy: .never, clock: clock) { $0.session = .init() }
+            try await api.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresIn: 30, now: clock.currentDate))
+            for _ in 0..<5 { _ = try await api.send(Endpoint<User>(path: "me", version: .v1)) }
+            #expect(try await server.requests(path: "/auth/refresh").isEmpty)
+            clock.advance(by: .seconds(16))
+            _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
+            #expect(try await server.requests(path: "/auth/refresh").count == 1)
+            #expect(try await server.requests(path: "/v1/me").last?.header("Authorization") == "Bearer new")
+            await api.shutdown()
+        }
+    }
 }
