@@ -30,22 +30,12 @@ struct RequestExecution: Sendable {
         await run(pending, admitted: true)
     }
 
-    /// Sends `request` as the pipeline sends requests (interceptors, transport, redirects,
-    /// retries, events) but without taking an admission slot, in a task of its own: for the
-    /// client's own calls that admitted requests may be waiting on (the token refresh), which
-    /// must never queue behind them. Its options: the client's, without credentials.
-    func sendUnadmitted(_ request: HTTPRequest, id: RequestID) async -> Result<HTTPResponse, NetworkError> {
-        do {
-            return .success(try await withUnsafeThrowingContinuation { continuation in
-                let pending = PendingRequest(
-                    id: id, request: request, deadline: configuration.clock.now + configuration.requestDeadline,
-                    attemptTimeout: configuration.attemptTimeout, retryPolicy: configuration.retryPolicy,
-                    requiresAuth: false, reply: Reply(slot: .init(.task(continuation))))
-                Task { await run(pending, admitted: false) }
-            })
-        } catch {
-            return .failure(NetworkError(answer: error))
-        }
+    /// Runs `pending` as ``run(_:)`` does (interceptors, transport, redirects, retries,
+    /// events) for a request that took no admission slot, so no `finished` is sent: the client's
+    /// own calls that admitted requests may be waiting on (the token refresh), which must never
+    /// queue behind them.
+    func runUnadmitted(_ pending: PendingRequest) async {
+        await run(pending, admitted: false)
     }
 
     private func run(_ pending: PendingRequest, admitted: Bool) async {

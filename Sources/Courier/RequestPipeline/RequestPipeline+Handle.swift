@@ -21,8 +21,9 @@ extension RequestPipeline {
         ///   unavailable or restarted while holding it.
         func send(_ request: HTTPRequest, options: RequestOptions) async throws -> HTTPResponse {
             let id = nextID()
-            let settled = settle(request, options: options, id: id)
-            return try await mailbox.ask({ .execute(settled.pending($0)) }, onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
+            return try await mailbox.ask(
+                { .execute(pending(request, options: options, id: id, reply: $0)) },
+                onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
         }
 
         /// Sends `request` as ``send(_:options:)`` does, for a component that takes the answer
@@ -35,45 +36,36 @@ extension RequestPipeline {
             let id = nextID()
             let mailbox = self.mailbox
             let reply = Reply<HTTPResponse> { result in answer(result.mapError { mailbox.answerError($0) }) }
-            if (try? mailbox.send(.execute(settle(request, options: options, id: id).pending(reply)))) == nil {
+            if (try? mailbox.send(.execute(pending(request, options: options, id: id, reply: reply)))) == nil {
                 reply.fail(RuntimeError.componentUnavailable(mailbox.name))
             }
             return { try? mailbox.send(.cancel(id)) }
         }
 
-        /// The pending request of `request` for a given reply, its settings resolved once: the
-        /// options, else the request's own timeout (attempt), else the pipeline's; the default
-        /// `User-Agent` added unless the request has one.
-        private func settle(_ request: HTTPRequest, options: RequestOptions, id: RequestID) -> Settled {
-            let request = withUserAgent(request)
-            return Settled(
-                id: id, request: request, deadline: configuration.clock.now + (options.deadline ?? configuration.requestDeadline),
-                attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
-                retryPolicy: options.retryPolicy ?? configuration.retryPolicy, requiresAuth: options.requiresAuth)
-        }
-
-        /// A request's settings, resolved; a value, so that resolving allocates nothing.
-        private struct Settled {
-            let id: RequestID
-            let request: HTTPRequest
-            let deadline: Duration
-            let attemptTimeout: Duration
-            let retryPolicy: RetryPolicy
-            let requiresAuth: Bool
-
-            func pending(_ reply: Reply<HTTPResponse>) -> PendingRequest {
-                PendingRequest(
-                    id: id, request: request, deadline: deadline, attemptTimeout: attemptTimeout,
-                    retryPolicy: retryPolicy, requiresAuth: requiresAuth, reply: reply)
+        /// Sends one of the client's own requests (the token refresh) as ``send(_:options:)``
+        /// does, without credentials, but without an admission slot, so it never waits behind
+        /// the requests that are waiting for it (see ``RequestExecution/runUnadmitted(_:)``).
+        func sendUnadmitted(_ request: HTTPRequest) async -> Result<HTTPResponse, NetworkError> {
+            do {
+                return .success(try await withUnsafeThrowingContinuation { continuation in
+                    let pending = pending(
+                        request, options: RequestOptions(requiresAuth: false), id: nextID(), reply: Reply(slot: .init(.task(continuation))))
+                    Task { [execution] in await execution.runUnadmitted(pending) }
+                })
+            } catch {
+                return .failure(NetworkError(answer: error))
             }
         }
 
-        /// Sends one of the client's own requests (the token refresh) as ``send(_:options:)``
-        /// does, but without an admission slot, so it never waits behind the requests that are
-        /// waiting for it (see ``RequestExecution/sendUnadmitted(_:id:)``).
-        func sendUnadmitted(_ request: HTTPRequest) async -> Result<HTTPResponse, NetworkError> {
+        /// `request` on its way to `reply`, its settings resolved once: the options, else the
+        /// request's own timeout (attempt), else the pipeline's; the default `User-Agent` added
+        /// unless the request has one.
+        private func pending(_ request: HTTPRequest, options: RequestOptions, id: RequestID, reply: Reply<HTTPResponse>) -> PendingRequest {
             let request = withUserAgent(request)
-            return await execution.sendUnadmitted(request, id: nextID())
+            return PendingRequest(
+                id: id, request: request, deadline: configuration.clock.now + (options.deadline ?? configuration.requestDeadline),
+                attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
+                retryPolicy: options.retryPolicy ?? configuration.retryPolicy, requiresAuth: options.requiresAuth, reply: reply)
         }
 
         /// `request` with the default `User-Agent`, unless it has one.
