@@ -40,14 +40,8 @@ extension Cache {
         /// them), then in the cache's persistent tier (a message). `message` is `invalidate`,
         /// `invalidatePrefix`, `dropIdentity`, `clearExpired` or `clear`.
         func forget(_ message: Message) {
-            shelf.withLock { shelf in
-                switch message {
-                case .invalidate(let url): shelf.storage.removeAll { $0.url == url }
-                case .invalidatePrefix(let prefix): shelf.storage.removeAll { $0.isAt(prefix) }
-                case .dropIdentity(let identity): shelf.storage.removeAll { $0.identity == identity }
-                case .clear: shelf.storage.removeAll { _ in true }
-                default: break
-                }
+            if let matches = message.forgottenKeys {
+                shelf.withLock { $0.storage.removeAll { key, _ in matches(key) } }
             }
             try? mailbox.send(message)
         }

@@ -125,29 +125,23 @@ actor Cache: Component {
             leave(waiter)
         case .fetched(let instance, let id, let result):
             if instance == self.instance { finish(id, result) }
+        // The client already took these keys off the shelf (`Handle.forget`); here they leave
+        // the fetches running for them and the persistent tier.
         case .invalidate(let url):
-            unstore { $0.url == url }
-            storage { $0.removeAll { $0.url == url } }
+            unstore(message)
             onDisk { try $0.remove(url: url) }
         case .invalidatePrefix(let prefix):
-            unstore { $0.isAt(prefix) }
-            storage { $0.removeAll { $0.isAt(prefix) } }
+            unstore(message)
             onDisk { try $0.remove(url: prefix, below: true) }
         case .dropIdentity(let identity):
-            unstore { $0.identity == identity }
-            storage { $0.removeAll { $0.identity == identity } }
+            unstore(message)
             onDisk { try $0.remove(identity: identity) }
+        case .clear:
+            unstore(message)
+            onDisk { try $0.removeAll() }
         case .clearExpired:
             let now = environment.clock.currentDate
-            storage { storage in
-                for key in storage.keysByRecency {
-                    if let entry = storage.entry(for: key), !entry.isFresh(at: now), !entry.servableOnError(at: now) { storage.remove(key) }
-                }
-            }
-        case .clear:
-            unstore { _ in true }
-            clear()
-            onDisk { try $0.removeAll() }
+            storage { $0.removeAll { _, entry in !entry.isFresh(at: now) && !entry.servableOnError(at: now) } }
         case .stats(let reply):
             var snapshot = stats
             environment.shelf.withLock { shelf in
@@ -166,7 +160,7 @@ actor Cache: Component {
         let identity = cached.key.identity
         if !identity.isEmpty, identity != currentIdentity {
             if let previous = currentIdentity {
-                storage { $0.removeAll { $0.identity == previous } }
+                storage { $0.removeAll { key, _ in key.identity == previous } }
                 onDisk { try $0.remove(identity: previous) }
             }
             currentIdentity = identity
@@ -302,7 +296,8 @@ actor Cache: Component {
 
     /// Fetches running for matching keys will not store their answers (which may predate what
     /// invalidated the key), and later requests do not join them.
-    private func unstore(_ matches: (CacheKey) -> Bool) {
+    private func unstore(_ message: Message) {
+        guard let matches = message.forgottenKeys else { return }
         for (id, flight) in flights where matches(flight.storageKey) {
             flights[id]?.storable = false
             if joinable[flight.storageKey] == id { joinable[flight.storageKey] = nil }
@@ -355,6 +350,20 @@ actor Cache: Component {
         case .noConnection, .timeout, .unknown: return true
         case .serverError(let response): return response.status >= 500
         default: return false
+        }
+    }
+}
+
+extension Cache.Message {
+    /// The keys a forgetting message (`invalidate`, `invalidatePrefix`, `dropIdentity`, `clear`)
+    /// is about; `nil` for the others.
+    var forgottenKeys: ((CacheKey) -> Bool)? {
+        switch self {
+        case .invalidate(let url): { $0.url == url }
+        case .invalidatePrefix(let prefix): { $0.isAt(prefix) }
+        case .dropIdentity(let identity): { $0.identity == identity }
+        case .clear: { _ in true }
+        default: nil
         }
     }
 }

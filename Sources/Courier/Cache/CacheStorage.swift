@@ -77,9 +77,14 @@ struct CacheStorage<Key: Hashable & Sendable>: Sendable {
         freeSlots.append(slot)
     }
 
-    /// Forgets every entry whose key satisfies `predicate` (O(n)).
-    mutating func removeAll(where predicate: (Key) -> Bool) {
-        for key in index.keys where predicate(key) { remove(key) }
+    /// Forgets every entry that satisfies `predicate` (O(n), recency untouched).
+    mutating func removeAll(where predicate: (Key, CacheEntry) -> Bool) {
+        for (key, slot) in index where predicate(key, slots[slot].entry) { remove(key) }
+    }
+
+    /// The entry under `key`, without making it recent.
+    func peek(_ key: Key) -> CacheEntry? {
+        index[key].map { slots[$0].entry }
     }
 
     /// The keys, most recently used first (for tests).

@@ -53,7 +53,6 @@ func storedEntry(body: Int, lifetime: Int = 300, at date: Date = Date(timeInterv
 extension CacheStorage {
     /// The size charged for the entry under `key`, without touching its recency.
     func entrySize(_ key: Key) -> Int? {
-        var copy = self
-        return copy.entry(for: key)?.size
+        peek(key)?.size
     }
 }
