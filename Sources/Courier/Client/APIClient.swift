@@ -123,14 +123,14 @@ public final class APIClient: Sendable {
             } catch RuntimeError.componentRestarted {
                 // The cache failed while holding this request: the network answers instead.
             } catch {
-                throw Self.networkError(error)
+                throw NetworkError(answer: error)
             }
         }
         let response: HTTPResponse
         do {
             response = try await pipeline.send(request, options: options)
         } catch {
-            throw Self.networkError(error)
+            throw NetworkError(answer: error)
         }
         // A write that succeeded makes the stored reads of its URL stale.
         if let cache, [.post, .put, .patch, .delete].contains(request.method) {
@@ -193,7 +193,7 @@ public final class APIClient: Sendable {
         do {
             return try await pipeline.stats()
         } catch {
-            throw Self.networkError(error)
+            throw NetworkError(answer: error)
         }
     }
 
@@ -226,11 +226,6 @@ public final class APIClient: Sendable {
     }
 
     // MARK: Helpers
-
-    /// What a component answered, as the user's error model (see `NetworkError(answer:)`).
-    static func networkError(_ error: any Error) -> NetworkError {
-        NetworkError(answer: error)
-    }
 
     private static func prefix(of body: Data) -> String {
         let head = body.prefix(256)

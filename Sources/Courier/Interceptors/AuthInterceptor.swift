@@ -3,7 +3,8 @@ import Foundation
 /// Adds `Authorization: Bearer <token>` to requests that need credentials.
 ///
 /// The token comes from `token`, read before every attempt (so a retry after a refresh uses the
-/// new token); keep it cheap, e.g. a value your session code keeps up to date.
+/// new token); keep it cheap, e.g. a value your session code keeps up to date. A client with a
+/// ``APIClient/Configuration/session`` builds its own, reading the session's token store.
 /// Requests whose options say `requiresAuth: false`, and public paths (login, refresh, health),
 /// go without, and so do requests to an origin other than the client's base URL's (a token
 /// never leaves the host it is for). A request that needs auth when there is no token fails
@@ -34,19 +35,19 @@ public struct AuthInterceptor: RequestInterceptor {
         publicPaths: [String] = AuthInterceptor.defaultPublicPaths,
         token: @escaping @Sendable () async throws(NetworkError) -> String?
     ) {
-        let paths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
-        self.publicPaths = paths
-        self.publicSuffixes = Self.suffixes(paths)
-        self.token = token
-        self.store = nil
+        self.init(publicPaths: publicPaths, token: token, store: nil)
     }
 
     /// An interceptor reading the credential the client's token store publishes.
     init(publicPaths: [String], store: TokenStore.Handle) {
+        self.init(publicPaths: publicPaths, token: nil, store: store)
+    }
+
+    private init(publicPaths: [String], token: (@Sendable () async throws(NetworkError) -> String?)?, store: TokenStore.Handle?) {
         let paths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
         self.publicPaths = paths
         self.publicSuffixes = Self.suffixes(paths)
-        self.token = nil
+        self.token = token
         self.store = store
     }
 

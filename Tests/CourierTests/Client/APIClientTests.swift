@@ -207,10 +207,10 @@ extension APIClientTests {
 
     @Test("runtime errors become the network errors of the same name")
     func runtimeErrorsBecomeTheNetworkErrorsOfTheSameName() {
-        guard case .componentUnavailable("Cache") = APIClient.networkError(RuntimeError.componentUnavailable("Cache")),
-              case .componentRestarted("Cache") = APIClient.networkError(RuntimeError.componentRestarted("Cache")),
-              case .overloaded = APIClient.networkError(NetworkError.overloaded),
-              case .unknown = APIClient.networkError(CancellationError())
+        guard case .componentUnavailable("Cache") = NetworkError(answer: RuntimeError.componentUnavailable("Cache")),
+              case .componentRestarted("Cache") = NetworkError(answer: RuntimeError.componentRestarted("Cache")),
+              case .overloaded = NetworkError(answer: NetworkError.overloaded),
+              case .unknown = NetworkError(answer: CancellationError())
         else {
             Issue.record("runtime errors were not mapped")
             return
