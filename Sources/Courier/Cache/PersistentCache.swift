@@ -83,13 +83,12 @@ final class PersistentCache {
 
     /// Drops least recently used entries until the total is within ``maxBytes``.
     private func trim() throws {
-        let total = try database.query("SELECT COALESCE(SUM(size), 0) FROM responses", []) { $0.integer(0) }.first ?? 0
-        var excess = total - Int64(maxBytes)
+        var excess = try bytes() - maxBytes
         guard excess > 0 else { return }
         let oldest = try database.query("SELECT rowid, size FROM responses ORDER BY used_at ASC", []) { ($0.integer(0), $0.integer(1)) }
         for (rowid, size) in oldest where excess > 0 {
             try database.run("DELETE FROM responses WHERE rowid = ?", [.integer(rowid)])
-            excess -= size
+            excess -= Int(size)
         }
     }
 
