@@ -22,9 +22,11 @@ let package = Package(
             dependencies: ["Courier", "CourierTesting"],
             path: "Benchmarks/courier-bench"
         ),
+        // Enqueues writes until killed: the offline queue's kill -9 test runs it.
+        .executableTarget(name: "OfflineWriter", dependencies: ["Courier"], path: "Tests/OfflineWriter"),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CourierTesting"],
+            dependencies: ["Courier", "CourierTesting", "OfflineWriter"],
             exclude: ["Support/scripted_server.py"]
         ),
     ],

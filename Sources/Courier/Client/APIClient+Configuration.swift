@@ -198,6 +198,11 @@ extension APIClient {
         public var session: Session?
         /// The response cache. Default none: every request goes to the network.
         public var caching: Caching?
+        /// How the client learns whether it is online. Default none; with ``offline`` set, the
+        /// defaults of ``Connectivity`` apply.
+        public var connectivity: Connectivity?
+        /// The durable offline queue for writes. Default none.
+        public var offline: Offline?
         /// Your request interceptors; they run first, then the security guard, auth and logging.
         public var requestInterceptors: [any RequestInterceptor]
         /// Your response interceptors; they run after logging and the security guard.
@@ -236,6 +241,8 @@ extension APIClient {
             auth: AuthInterceptor? = nil,
             session: Session? = nil,
             caching: Caching? = nil,
+            connectivity: Connectivity? = nil,
+            offline: Offline? = nil,
             requestInterceptors: [any RequestInterceptor] = [],
             responseInterceptors: [any ResponseInterceptor] = [],
             retryPolicy: RetryPolicy = .default,
@@ -256,6 +263,8 @@ extension APIClient {
             self.auth = auth
             self.session = session
             self.caching = caching
+            self.connectivity = connectivity
+            self.offline = offline
             self.requestInterceptors = requestInterceptors
             self.responseInterceptors = responseInterceptors
             self.retryPolicy = retryPolicy

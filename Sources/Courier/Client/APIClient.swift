@@ -19,6 +19,8 @@ public final class APIClient: Sendable {
     /// The response cache, when the configuration has ``Configuration/caching``.
     let cache: Cache.Handle?
     let cacheEvents = EventBroadcaster<CacheEvent>()
+    /// The connectivity monitor, offline queue and sync coordinator, when configured.
+    let offline: OfflineComponents?
     /// The interceptor that adds credentials, if any: the cache asks it which requests carry them.
     private let authentication: AuthInterceptor?
     private let supervisor: Supervisor
@@ -66,6 +68,17 @@ public final class APIClient: Sendable {
         } else {
             cache = nil
         }
+        let cache = self.cache
+        offline = OfflineComponents(configuration) { request, requiresAuth in
+            do {
+                let response = try await pipeline.send(request, options: RequestOptions(retryPolicy: .never, requiresAuth: requiresAuth))
+                cache?.forget(.invalidate(url: request.url.absoluteString))
+                return .success(response)
+            } catch {
+                return .failure(NetworkError(answer: error))
+            }
+        }
+        children += offline?.children ?? []
         if let session = configuration.session, let tokens {
             let environment = TokenStore.Environment(
                 mailbox: tokenMailbox, credential: tokens.credential, events: tokenEvents, persistence: session.persistence,
@@ -126,18 +139,35 @@ public final class APIClient: Sendable {
                 throw NetworkError(answer: error)
             }
         }
+        let queue = options.offline == .queueWhenOffline && Self.unsafeMethods.contains(request.method) ? offline?.queue : nil
+        if let queue, offline?.connectivity.value == .offline {
+            throw .queued(itemID: try await queue.enqueue(request, requiresAuth: options.requiresAuth))
+        }
         let response: HTTPResponse
         do {
             response = try await pipeline.send(request, options: options)
+            if let offline, offline.learnsFromRequests, offline.connectivity.value != .online {
+                OfflineComponents.report(Result<HTTPResponse, NetworkError>.success(response), to: offline.monitor, current: offline.connectivity)
+            }
         } catch {
-            throw NetworkError(answer: error)
+            let error = NetworkError(answer: error)
+            if let offline, offline.learnsFromRequests {
+                OfflineComponents.report(Result<HTTPResponse, NetworkError>.failure(error), to: offline.monitor, current: offline.connectivity)
+            }
+            if let queue, case .noConnection = error {
+                throw .queued(itemID: try await queue.enqueue(request, requiresAuth: options.requiresAuth))
+            }
+            throw error
         }
         // A write that succeeded makes the stored reads of its URL stale.
-        if let cache, [.post, .put, .patch, .delete].contains(request.method) {
+        if let cache, Self.unsafeMethods.contains(request.method) {
             cache.forget(.invalidate(url: request.url.absoluteString))
         }
         return response
     }
+
+    /// The methods that write: a success invalidates cached reads; they may be queued offline.
+    static let unsafeMethods: [HTTPMethod] = [.post, .put, .patch, .delete]
 
     /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the
     /// session's identity when it carries the session's, and `nil` (not cached at all) when it
@@ -201,28 +231,35 @@ public final class APIClient: Sendable {
 
     /// A client dropped without ``shutdown()`` shuts its components down in the background.
     deinit {
-        let (supervisor, requestEvents, tokenEvents, cacheEvents, started) = (
-            self.supervisor, self.requestEvents, self.tokenEvents, self.cacheEvents, self.started)
-        Task.detached { await Self.shutDown(supervisor, requestEvents, tokenEvents, cacheEvents, after: started) }
+        let (supervisor, finishEvents, started) = (self.supervisor, self.finishEvents, self.started)
+        Task.detached { await Self.shutDown(supervisor, finishEvents: finishEvents, after: started) }
     }
 
     /// Stops the components in reverse order, letting each drain its queue within its deadline;
     /// requests still running are cancelled and answered `componentUnavailable`, as are calls
     /// made afterwards.
     public func shutdown() async {
-        await Self.shutDown(supervisor, requestEvents, tokenEvents, cacheEvents, after: started)
+        await Self.shutDown(supervisor, finishEvents: finishEvents, after: started)
+    }
+
+    /// Ends every event stream the client publishes.
+    private var finishEvents: @Sendable () -> Void {
+        let (requestEvents, tokenEvents, cacheEvents, offline) = (self.requestEvents, self.tokenEvents, self.cacheEvents, self.offline)
+        return {
+            requestEvents.finish()
+            tokenEvents.finish()
+            cacheEvents.finish()
+            offline?.finishEvents()
+        }
     }
 
     /// Shutdown proper, shared by ``shutdown()`` and `deinit` (which cannot use `self` later).
     private static func shutDown(
-        _ supervisor: Supervisor, _ requestEvents: EventBroadcaster<RequestEvent>, _ tokenEvents: EventBroadcaster<TokenEvent>,
-        _ cacheEvents: EventBroadcaster<CacheEvent>, after started: Task<Void, Never>
+        _ supervisor: Supervisor, finishEvents: @Sendable () -> Void, after started: Task<Void, Never>
     ) async {
         await started.value
         await supervisor.shutdown()
-        requestEvents.finish()
-        tokenEvents.finish()
-        cacheEvents.finish()
+        finishEvents()
     }
 
     // MARK: Helpers

@@ -24,9 +24,10 @@ extension NetworkError {
         case .securityError: sentence = messages.notSecure
         case .responseTooLarge: sentence = messages.tooLarge
         case .cancelled: sentence = messages.cancelled
-        case .overloaded, .componentRestarted: sentence = messages.busy
+        case .queued: sentence = messages.queued
+        case .overloaded, .componentRestarted, .queueFull: sentence = messages.busy
         case .componentUnavailable: sentence = messages.unavailable
-        case .unknown: sentence = messages.unknown
+        case .unknown, .storageFailed: sentence = messages.unknown
         }
         let status = statusCode.map(String.init) ?? "–"
         return sentence.replacingOccurrences(of: "{status}", with: status)

@@ -37,6 +37,8 @@ public struct UserMessages: Sendable, Equatable {
     public var notSecure: String
     /// The response was over the size limit.
     public var tooLarge: String
+    /// The write was saved in the offline queue, to be sent when the connection is back.
+    public var queued: String
     /// The caller cancelled.
     public var cancelled: String
     /// Overloaded or restarting: try again soon.
@@ -62,6 +64,7 @@ public struct UserMessages: Sendable, Equatable {
         unreadableResponse: "The server's response could not be read.",
         notSecure: "The connection is not secure.",
         tooLarge: "The server's response was too large.",
+        queued: "Saved. It will be sent when the connection is back.",
         cancelled: "The request was cancelled.",
         busy: "The service is busy. Please try again.",
         unavailable: "The service is not available.",
@@ -83,6 +86,7 @@ public struct UserMessages: Sendable, Equatable {
         unreadableResponse: "No se pudo leer la respuesta del servidor.",
         notSecure: "La conexión no es segura.",
         tooLarge: "La respuesta del servidor era demasiado grande.",
+        queued: "Guardado. Se enviará cuando vuelva la conexión.",
         cancelled: "La solicitud se canceló.",
         busy: "El servicio está ocupado. Inténtalo de nuevo.",
         unavailable: "El servicio no está disponible.",

@@ -18,6 +18,8 @@ public struct RequestOptions: Sendable {
     /// How long a response without freshness information of its own stays fresh.
     /// Default: the client's ``APIClient/Configuration/Caching/ttl`` (`defaultTTL`).
     public var cacheTTL: CacheTTL?
+    /// What a write does without a connection. Default ``OfflineBehavior/fail``.
+    public var offline: OfflineBehavior
 
     /// Creates options; every parameter defaults to the client's behaviour.
     public init(
@@ -26,8 +28,10 @@ public struct RequestOptions: Sendable {
         retryPolicy: RetryPolicy? = nil,
         requiresAuth: Bool = true,
         cachePolicy: CachePolicy? = nil,
-        cacheTTL: CacheTTL? = nil
+        cacheTTL: CacheTTL? = nil,
+        offline: OfflineBehavior = .fail
     ) {
+        self.offline = offline
         self.attemptTimeout = attemptTimeout
         self.deadline = deadline
         self.retryPolicy = retryPolicy

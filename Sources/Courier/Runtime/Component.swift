@@ -13,9 +13,17 @@ package protocol Component: Actor {
 
     /// Handles one message. Throwing means the component has failed and must be restarted.
     func handle(_ message: Message) async throws
+
+    /// Called after the messages taken together in one batch were handled (and before the
+    /// instance stops at a stop marker), so that a component can finish their work together:
+    /// the offline queue commits every write of the batch in one transaction (group commit).
+    /// Throwing means the component has failed. The default does nothing.
+    func batchHandled() async throws
 }
 
 extension Component {
+    package func batchHandled() async throws {}
+
     /// Consumes `mailbox` until it is closed or a stop marker for `incarnation` arrives.
     /// Runs on the actor, so each message costs no extra hop. Messages are taken in batches;
     /// what this instance took but did not handle (it failed, or was told to stop) goes back to
@@ -36,10 +44,12 @@ extension Component {
                 case .stop(let target):
                     if target == incarnation {
                         mailbox.putBack(batch[(index + 1)...])
+                        try await batchHandled()
                         return
                     }
                 }
             }
+            try await batchHandled()
         }
     }
 }

@@ -75,12 +75,30 @@ final class SQLiteDatabase {
         }
     }
 
+    /// Runs `body` in one transaction (`BEGIN IMMEDIATE` … `COMMIT`): everything it wrote is
+    /// durable when this returns, or, if it throws, nothing of it is (rolled back).
+    func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The row id the last successful `INSERT` on this connection gave its row.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// A value bound to a statement's `?` parameter.
     enum Value {
         case integer(Int64)
         case real(Double)
         case text(String)
         case blob(Data)
+        case null
     }
 
     /// Runs one statement with `parameters`; returns how many rows it changed.
@@ -115,6 +133,7 @@ final class SQLiteDatabase {
         func text(_ column: Int32) -> String {
             sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
         }
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
         func blob(_ column: Int32) -> Data {
             let count = Int(sqlite3_column_bytes(statement, column))
             guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
@@ -135,6 +154,7 @@ final class SQLiteDatabase {
             case .integer(let value): bound = sqlite3_bind_int64(statement, position, value)
             case .real(let value): bound = sqlite3_bind_double(statement, position, value)
             case .text(let value): bound = sqlite3_bind_text(statement, position, value, -1, transient)
+            case .null: bound = sqlite3_bind_null(statement, position)
             case .blob(let value):
                 bound = value.withUnsafeBytes { bytes in
                     sqlite3_bind_blob(statement, position, bytes.baseAddress, Int32(bytes.count), transient)

@@ -130,9 +130,12 @@ struct ReceivedRequest: Sendable, Decodable {
     let headers: [[String]]
     /// The request body (de-chunked if it was sent chunked).
     let body: Data
+    /// Whether the server answered it with the remembered response of an earlier request with
+    /// the same `Idempotency-Key` (without processing it).
+    let replayed: Bool
 
     private enum CodingKeys: String, CodingKey {
-        case method, path, headers, bodyBase64
+        case method, path, headers, bodyBase64, replayed
     }
 
     init(from decoder: any Decoder) throws {
@@ -146,6 +149,7 @@ struct ReceivedRequest: Sendable, Decodable {
                 forKey: .bodyBase64, in: container, debugDescription: "invalid base64 body")
         }
         body = decoded
+        replayed = try container.decodeIfPresent(Bool.self, forKey: .replayed) ?? false
     }
 
     /// The first value of header `name`, compared case-insensitively.
@@ -155,6 +159,14 @@ struct ReceivedRequest: Sendable, Decodable {
 
     /// The body as UTF-8 text (lossy).
     var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// What the scripted server saw of one `Idempotency-Key`.
+struct IdempotencyRecord: Sendable, Decodable, Equatable {
+    /// How many requests with the key were really processed (their response remembered).
+    let processed: Int
+    /// How many requests with the key arrived, replayed and rejected ones included.
+    let seen: Int
 }
 
 /// Errors thrown by ``ScriptedServer``.
@@ -345,9 +357,39 @@ final class ScriptedServer: Sendable {
         return status == 200
     }
 
-    /// Clears all scripts, recorded requests and disconnect events.
+    /// Clears all scripts, recorded requests, disconnect events and idempotency state.
     func reset() async throws {
         _ = try await control("POST", "reset")
+    }
+
+    /// Per `Idempotency-Key` seen so far: how many of its requests were processed and how many
+    /// arrived.
+    func idempotencyKeys() async throws -> [String: IdempotencyRecord] {
+        let (data, _) = try await control("GET", "idempotency")
+        return try JSONDecoder().decode([String: IdempotencyRecord].self, from: data)
+    }
+
+    /// `http://127.0.0.1:<port>` of the switchable listener, a second port served like
+    /// ``baseURL`` that can be taken offline. The first call opens it; every call leaves it
+    /// `up` or down as asked (see ``setSwitchable(up:)``). The port never changes.
+    func switchableURL(up: Bool = true) async throws -> URL {
+        let port = try await switchable(up: up)
+        return URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    /// Takes the switchable listener offline (`up == false`: new connections are refused and
+    /// every open connection on it, idle or mid-request, is shut down) or back online on the
+    /// same port. Opens it first if needed. A no-op if it already is in that state.
+    func setSwitchable(up: Bool) async throws {
+        _ = try await switchable(up: up)
+    }
+
+    /// Sets the switchable listener's state; returns its port.
+    private func switchable(up: Bool) async throws -> Int {
+        struct Request: Encodable { let up: Bool }
+        struct Reply: Decodable { let port: Int }
+        let (data, _) = try await control("POST", "switchable", body: try JSONEncoder().encode(Request(up: up)))
+        return try JSONDecoder().decode(Reply.self, from: data).port
     }
 
     /// Sends one control request; returns the body and status.

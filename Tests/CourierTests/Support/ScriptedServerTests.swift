@@ -255,6 +255,139 @@ import Testing
         #expect(!server.isRunning)
     }
 
+    @Test("the switchable listener refuses connections while down and serves again on the same port")
+    func switchableListener() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/s", [.text(200, "on")])
+            let client = Client()
+            defer { client.close() }
+            let base = try await server.switchableURL()
+            #expect(base.port != nil && base.port != server.port)
+            let url = base.appendingPathComponent("s")
+
+            // Twice: the second request reuses the pooled keep-alive connection.
+            for _ in 0..<2 {
+                let (status, body) = try await client.get(url)
+                #expect(status == 200)
+                #expect(body == Data("on".utf8))
+            }
+
+            try await server.setSwitchable(up: false)
+            try await server.setSwitchable(up: false)  // idempotent
+            // The client still pooled a connection to that port: it is not served either.
+            #expect(connectionFailures.contains(await failure(of: client, url)))
+            let fresh = Client()
+            defer { fresh.close() }
+            #expect(await failure(of: fresh, url) == .cannotConnectToHost)
+            // The main port is unaffected.
+            #expect(try await client.get(server.baseURL.appendingPathComponent("s")).status == 200)
+
+            try await server.setSwitchable(up: true)
+            #expect(try await server.switchableURL() == base)  // up again: a no-op, same port
+            #expect(try await client.get(url).status == 200)
+            #expect(try await fresh.get(url).status == 200)
+            // Both ports share scripts and recording: 2 + 1 + 2 requests were served.
+            #expect(try await server.requests(path: "/s").count == 5)
+        }
+    }
+
+    @Test("switching the listener down cuts requests in progress")
+    func switchableCutsRequestsInProgress() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/slow", [.delayed(5, body: "late")])
+            let client = Client()
+            defer { client.close() }
+            let url = try await server.switchableURL().appendingPathComponent("slow")
+
+            let call = Task { await failure(of: client, url) }
+            _ = try await server.waitForRequests(path: "/slow", count: 1)
+            let clock = ContinuousClock()
+            let start = clock.now
+            try await server.setSwitchable(up: false)
+            // Reset at once, mid-delay: a lost connection, not an empty reply.
+            #expect(await call.value == .networkConnectionLost)
+            #expect(clock.now - start < .seconds(3))
+        }
+    }
+
+    @Test("a repeated Idempotency-Key gets the remembered response; the script advances once")
+    func idempotencyReplay() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/pay", method: "POST", [.json(201, #"{"n":1}"#), .json(201, #"{"n":2}"#)])
+            let client = Client()
+            defer { client.close() }
+            let url = server.baseURL.appendingPathComponent("pay")
+
+            let (firstBody, first) = try await client.send(.post(url, key: "k1"))
+            #expect(first.statusCode == 201)
+            #expect(String(decoding: firstBody, as: UTF8.self) == #"{"n":1}"#)
+            #expect(first.value(forHTTPHeaderField: "Idempotent-Replayed") == nil)
+
+            let (againBody, again) = try await client.send(.post(url, key: "k1"))
+            #expect(again.statusCode == 201)
+            #expect(String(decoding: againBody, as: UTF8.self) == #"{"n":1}"#)
+            #expect(again.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            #expect(again.value(forHTTPHeaderField: "Idempotent-Replayed") == "true")
+
+            let (otherBody, other) = try await client.send(.post(url, key: "k2"))
+            #expect(String(decoding: otherBody, as: UTF8.self) == #"{"n":2}"#)
+            #expect(other.value(forHTTPHeaderField: "Idempotent-Replayed") == nil)
+
+            #expect(try await server.idempotencyKeys() == [
+                "k1": IdempotencyRecord(processed: 1, seen: 2),
+                "k2": IdempotencyRecord(processed: 1, seen: 1),
+            ])
+            #expect(try await server.requests(path: "/pay").map(\.replayed) == [false, true, false])
+
+            try await server.reset()
+            #expect(try await server.idempotencyKeys().isEmpty)
+        }
+    }
+
+    @Test("a key in progress answers 409; a 503 or a response never sent is not remembered")
+    func idempotencyInProgressAndUnsent() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/slow", [.delayed(0.5, body: "slow")])
+            try await server.script("/held", [.hold, .text(200, "done")])
+            let client = Client()
+            defer { client.close() }
+
+            let slow = server.baseURL.appendingPathComponent("slow")
+            let first = Task { try await client.send(.post(slow, key: "busy")) }
+            _ = try await server.waitForRequests(path: "/slow", count: 1)
+            let (conflictBody, conflict) = try await client.send(.post(slow, key: "busy"))
+            #expect(conflict.statusCode == 409)
+            let json = try JSONSerialization.jsonObject(with: conflictBody) as? [String: String]
+            #expect(json == ["message": "request with this key in progress", "code": "idempotency_in_progress"])
+            #expect(try await first.value.1.statusCode == 200)
+            #expect(try await client.send(.post(slow, key: "busy")).1
+                .value(forHTTPHeaderField: "Idempotent-Replayed") == "true")
+            #expect(try await server.idempotencyKeys()["busy"] == IdempotencyRecord(processed: 1, seen: 3))
+
+            // A 503 is not remembered either: the retry is processed.
+            try await server.script("/busy", [.status(503), .status(201)])
+            let busy = server.baseURL.appendingPathComponent("busy")
+            #expect(try await client.send(.post(busy, key: "unavailable")).1.statusCode == 503)
+            #expect(try await client.send(.post(busy, key: "unavailable")).1.statusCode == 201)
+            #expect(try await client.send(.post(busy, key: "unavailable")).1
+                .value(forHTTPHeaderField: "Idempotent-Replayed") == "true")
+            #expect(try await server.idempotencyKeys()["unavailable"] == IdempotencyRecord(processed: 1, seen: 3))
+
+            // The held request's client leaves without a response: its retry is processed.
+            let held = server.baseURL.appendingPathComponent("held")
+            let task = client.session.dataTask(with: .post(held, key: "gone")) { _, _, _ in }
+            task.resume()
+            _ = try await server.waitForRequests(path: "/held", count: 1)
+            task.cancel()
+            #expect(try await server.waitForDisconnect(path: "/held"))
+            let (retryBody, retry) = try await client.send(.post(held, key: "gone"))
+            #expect(String(decoding: retryBody, as: UTF8.self) == "done")
+            #expect(retry.value(forHTTPHeaderField: "Idempotent-Replayed") == nil)
+            #expect(try await server.idempotencyKeys()["gone"] == IdempotencyRecord(processed: 1, seen: 2))
+            #expect(try await server.requests(path: "/held").map(\.replayed) == [false, false])
+        }
+    }
+
     @Test("withScriptedServer stops the server when the body throws")
     func withScriptedServerStopsOnError() async throws {
         struct Boom: Error {}
@@ -295,6 +428,32 @@ private final class Client: Sendable {
 
     func close() {
         session.invalidateAndCancel()
+    }
+}
+
+/// How a request to a listener that went offline may fail: refused, or cut mid-exchange.
+private let connectionFailures: Set<URLError.Code?> = [.cannotConnectToHost, .networkConnectionLost]
+
+/// The `URLError` code a GET of `url` failed with (`nil` if it succeeded or failed otherwise).
+private func failure(of client: Client, _ url: URL) async -> URLError.Code? {
+    var request = URLRequest(url: url)
+    request.timeoutInterval = 10
+    do {
+        _ = try await client.send(request)
+        return nil
+    } catch {
+        return (error as? URLError)?.code
+    }
+}
+
+extension URLRequest {
+    /// A POST to `url` carrying `Idempotency-Key: key`.
+    fileprivate static func post(_ url: URL, key: String) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+        request.httpBody = Data("amount=1".utf8)
+        return request
     }
 }
 

@@ -39,13 +39,42 @@ Control API (control requests are never recorded):
                                        #   stops if the client goes away
 
 * ``GET /__control/requests[?path=/x]`` -> JSON array of received requests
-  ``{"method", "path", "headers": [[name, value], ...], "bodyBase64"}``.
+  ``{"method", "path", "headers": [[name, value], ...], "bodyBase64",
+  "replayed"}``; ``replayed`` is true when the request was answered from a
+  remembered idempotent response (see below).
 * ``GET /__control/wait?path=/x&count=N&timeout=5`` -> long-polls until at
   least N requests to ``/x`` arrived (returns them), or 504.
 * ``GET /__control/wait-disconnect?path=/x&timeout=5[&count=N]`` -> 200
   ``{"disconnected": true}`` once N (default 1) held requests on ``/x`` saw
   their client disconnect, or 504.
-* ``POST /__control/reset`` clears scripts, requests and disconnect events.
+* ``GET /__control/idempotency`` -> JSON
+  ``{"<key>": {"processed": n, "seen": m}, ...}``: per ``Idempotency-Key``,
+  how many of its requests were really processed (at most 1 per path) and how
+  many arrived in total.
+* ``POST /__control/switchable`` with optional JSON ``{"up": true|false}``
+  (default up) -> ``{"port": n, "up": bool}``. The first call opens a second
+  listener on 127.0.0.1 (ephemeral port) served exactly like the main one
+  (same scripts, recording and control API). ``"up": false`` closes that
+  listening socket, so new connections are refused (ECONNREFUSED), and resets
+  every connection open on it (idle keep-alive ones and in-progress requests
+  alike, even mid-``delay``: the client sees ECONNRESET, no response), so a
+  pooled connection fails too. ``"up": true`` re-binds the same port and
+  serves again. Setting the current state is a no-op.
+* ``POST /__control/reset`` clears scripts, requests, disconnect events and
+  idempotency state (it leaves the switchable listener as it is).
+
+Idempotency keys (like Stripe's API): a non-control request carrying an
+``Idempotency-Key`` header is processed normally the first time that key is
+used on its path, and the response actually sent (status, headers, body) is
+remembered. Later requests with the same key and path are not processed (the
+script does not advance): they get the remembered response plus
+``Idempotent-Replayed: true``. A request that sent no response (``hold``, or
+its client left before the response) is not remembered, and neither is a 429
+or 5xx answer (as if a gateway or rate limiter answered before the
+application), so a retry is processed. While a request with a key is being processed, another with the
+same key and path gets 409 ``{"message": "request with this key in
+progress", "code": "idempotency_in_progress"}``. Replays and 409s are
+recorded like any request.
 
 Unscripted paths answer 404 ``{"message": "no script for <path>",
 "code": "not_found"}``.
@@ -59,6 +88,7 @@ import json
 import os
 import select
 import socket
+import struct
 import sys
 import threading
 import time
@@ -72,6 +102,16 @@ HOLD_POLL_INTERVAL = 0.02
 
 # How often the watchdog checks whether our parent process is still alive.
 PARENT_POLL_INTERVAL = 0.5
+
+# How often a listener's serve loop checks for a shutdown request (bounds how
+# long switching the switchable listener down takes).
+SERVE_POLL_INTERVAL = 0.05
+
+# How long re-binding the switchable listener's port keeps retrying.
+REBIND_TIMEOUT = 5.0
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
 
 
 class State:
@@ -91,12 +131,31 @@ class State:
         self.requests = []
         # path -> number of held requests whose client disconnected.
         self.disconnects = {}
+        # (path, key) -> {"response": None while being processed, else the
+        #                  remembered (status, header pairs, body, chunked)}.
+        self.idempotent = {}
+        # key -> {"processed": int, "seen": int}.
+        self.idempotency_counts = {}
+        # The switchable listener: its Server while up (None while down or
+        # never opened), its port once opened, the sockets of the connections
+        # it accepted that are still open, and those of them cut by going down
+        # (to be reset, not closed gracefully).
+        self.switchable_server = None
+        self.switchable_port = None
+        self.switchable_connections = set()
+        self.switchable_cut = set()
+        # Serializes up/down transitions of the switchable listener. Taken
+        # before (never while holding) `cond`, because a transition waits for
+        # the listener's serve loop, which needs `cond` to register sockets.
+        self.switch_lock = threading.Lock()
 
     def reset(self):
         with self.cond:
             self.scripts.clear()
             self.requests.clear()
             self.disconnects.clear()
+            self.idempotent.clear()
+            self.idempotency_counts.clear()
             self.cond.notify_all()
 
     def set_script(self, path, method, responses):
@@ -156,6 +215,93 @@ class State:
                 lambda: self.disconnects.get(path, 0) >= count, timeout=timeout
             )
 
+    # -- idempotency keys ---------------------------------------------------
+
+    def begin_idempotent(self, route, key, entry):
+        """Counts an arrival with `key` on `route` and records the request
+        `entry` (with its "replayed" flag) in the same step.
+
+        Returns ("replay", remembered response), ("conflict", None) or
+        ("process", token); pass the token to `finish_idempotent`.
+        """
+        with self.cond:
+            counts = self.idempotency_counts.setdefault(key, {"processed": 0, "seen": 0})
+            counts["seen"] += 1
+            current = self.idempotent.get((route, key))
+            if current is None:
+                token = {"response": None}
+                self.idempotent[(route, key)] = token
+                outcome = ("process", token)
+            elif current["response"] is None:
+                outcome = ("conflict", None)
+            else:
+                outcome = ("replay", current["response"])
+            entry["replayed"] = outcome[0] == "replay"
+            self.record(entry)
+            return outcome
+
+    def finish_idempotent(self, route, key, token, response):
+        """Remembers `response`, or forgets the key if nothing was sent or it
+        was a 429 or 5xx (counted as not processed)."""
+        with self.cond:
+            if self.idempotent.get((route, key)) is not token:
+                return  # reset meanwhile
+            if response is None or response[0] == 429 or response[0] >= 500:
+                del self.idempotent[(route, key)]
+                return
+            token["response"] = response
+            counts = self.idempotency_counts.setdefault(key, {"processed": 0, "seen": 0})
+            counts["processed"] += 1
+
+    def idempotency_view(self):
+        with self.cond:
+            return {key: dict(counts) for key, counts in self.idempotency_counts.items()}
+
+    # -- switchable listener ------------------------------------------------
+
+    def set_switchable(self, up):
+        """Opens the switchable listener if needed and switches it up or down."""
+        with self.switch_lock:
+            with self.cond:
+                server, port = self.switchable_server, self.switchable_port
+            if up and server is None:
+                server = bind_switchable(port or 0)
+                with self.cond:
+                    self.switchable_server = server
+                    self.switchable_port = server.server_address[1]
+                threading.Thread(
+                    target=server.serve_forever, kwargs={"poll_interval": SERVE_POLL_INTERVAL}, daemon=True
+                ).start()
+            elif not up and port is None:
+                # First call asks for "down": reserve a port, then close it.
+                server = bind_switchable(0)
+                server.server_close()
+                with self.cond:
+                    self.switchable_port = server.server_address[1]
+            elif not up and server is not None:
+                # Stop accepting (after this, every accepted socket is in
+                # `switchable_connections`), close the listening socket, then
+                # cut every connection still open: SO_LINGER 0 makes its
+                # handler's close send RST, SHUT_RD wakes a handler waiting for
+                # the next request (or holding), and `pause` wakes one in a
+                # delay (notify_all); `send_body` refuses to answer on it.
+                server.shutdown()
+                server.server_close()
+                with self.cond:
+                    self.switchable_server = None
+                    # Under `cond`: a handler removes its socket (under
+                    # `cond`) before closing it, so none of these is closed.
+                    for connection in self.switchable_connections:
+                        self.switchable_cut.add(connection)
+                        try:
+                            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                            connection.shutdown(socket.SHUT_RD)
+                        except OSError:
+                            pass
+                    self.cond.notify_all()
+            with self.cond:
+                return {"port": self.switchable_port, "up": self.switchable_server is not None}
+
 
 STATE = State()
 
@@ -165,6 +311,11 @@ class Handler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     server_version = "ScriptedServer/1.0"
+
+    # Per request: whether `send_body` remembers what it sent (idempotent
+    # requests), and what it sent: (status, header pairs, body, chunked).
+    capture_response = False
+    sent_response = None
 
     def version_string(self):
         return self.server_version
@@ -182,19 +333,40 @@ class Handler(BaseHTTPRequestHandler):
             self.handle_control(route[len(CONTROL_PREFIX):], split.query, body)
             return
 
-        STATE.record({
+        entry = {
             "method": self.command,
             "path": self.path,
             "headers": [[name, value] for name, value in self.headers.items()],
             "bodyBase64": base64.b64encode(body).decode("ascii"),
+            "replayed": False,
             "_route": route,
-        })
+        }
+        key = self.headers.get(IDEMPOTENCY_HEADER)
+        if not key:
+            STATE.record(entry)
+            self.serve_route(route, split.query, body)
+            return
 
+        outcome, value = STATE.begin_idempotent(route, key, entry)
+        if outcome == "replay":
+            status, header_list, payload, chunked = value
+            self.send_body(status, payload, header_list=header_list + [(REPLAYED_HEADER, "true")], chunked=chunked)
+        elif outcome == "conflict":
+            self.send_json(409, {"message": "request with this key in progress", "code": "idempotency_in_progress"})
+        else:
+            self.capture_response, self.sent_response = True, None
+            try:
+                self.serve_route(route, split.query, body)
+            finally:
+                STATE.finish_idempotent(route, key, value, self.sent_response)
+                self.capture_response, self.sent_response = False, None
+
+    def serve_route(self, route, query, body):
         spec = STATE.next_response(route, self.command)
         if spec is None:
             self.send_json(404, {"message": f"no script for {route}", "code": "not_found"})
             return
-        self.serve_spec(spec, route, split.query, body)
+        self.serve_spec(spec, route, query, body)
 
     do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = handle_any
     do_TRACE = do_CONNECT = handle_any
@@ -226,14 +398,26 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_body(self, status, body, headers=None, content_type=None, trickle=0, header_list=None, chunked=False):
         """Sends a complete response, with Content-Length unless `chunked`. With `trickle`, the
-        body goes one byte at a time, `trickle` seconds apart (stopping if the client leaves)."""
+        body goes one byte at a time, `trickle` seconds apart (stopping if the client leaves).
+
+        With `capture_response` set, sends nothing if the client already left, and stores what it
+        completely sent in `sent_response`."""
+        if self.is_cut():
+            raise ConnectionResetError("switchable listener went down")
+        capture = self.capture_response
+        if capture and self.client_gone():
+            self.close_connection = True
+            return
         self.send_response(status)
         names = set()
+        sent_headers = []
         for name, value in list((headers or {}).items()) + [tuple(pair) for pair in (header_list or [])]:
             self.send_header(name, str(value))
             names.add(name.lower())
+            sent_headers.append((name, str(value)))
         if content_type and "content-type" not in names:
             self.send_header("Content-Type", content_type)
+            sent_headers.append(("Content-Type", content_type))
         if chunked:
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
@@ -245,6 +429,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
             except OSError:
                 self.close_connection = True
+                return
+            if capture:
+                self.sent_response = (status, sent_headers, body, True)
             return
         if "content-length" not in names:
             self.send_header("Content-Length", str(len(body)))
@@ -253,8 +440,8 @@ class Handler(BaseHTTPRequestHandler):
             if trickle > 0:
                 self.wfile.flush()
                 for index in range(len(body)):
-                    time.sleep(trickle)
                     try:
+                        self.pause(trickle)
                         self.wfile.write(body[index:index + 1])
                         self.wfile.flush()
                     except OSError:
@@ -263,6 +450,31 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self.wfile.write(body)
         self.wfile.flush()
+        if capture:
+            self.sent_response = (status, sent_headers, body, False)
+
+    def is_cut(self):
+        """Whether the switchable listener went down and cut this connection."""
+        with STATE.cond:
+            return self.connection in STATE.switchable_cut
+
+    def pause(self, seconds):
+        """Sleeps `seconds`; raises ConnectionResetError at once if this connection gets cut."""
+        with STATE.cond:
+            if STATE.cond.wait_for(lambda: self.connection in STATE.switchable_cut, timeout=seconds):
+                raise ConnectionResetError("switchable listener went down")
+
+    def client_gone(self):
+        """Whether the client already closed its end of the connection."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if not readable:
+                return False
+            return self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            return False
+        except (OSError, ValueError):
+            return True
 
     def send_json(self, status, value):
         self.send_body(status, json.dumps(value).encode("utf-8"), content_type="application/json")
@@ -277,7 +489,7 @@ class Handler(BaseHTTPRequestHandler):
             spec = (spec.get("otherwise") or [{"status": 404}])[0]
         delay = float(spec.get("delay") or 0)
         if delay > 0:
-            time.sleep(delay)
+            self.pause(delay)
 
         if spec.get("hold"):
             self.hold_until_disconnect(route)
@@ -348,6 +560,16 @@ class Handler(BaseHTTPRequestHandler):
                     self.send_json(200, {"disconnected": True})
                 else:
                     self.send_json(504, {"disconnected": False})
+            elif action == "idempotency":
+                self.send_json(200, STATE.idempotency_view())
+            elif action == "switchable" and self.command == "POST":
+                spec = json.loads(body or b"{}")
+                try:
+                    switched = STATE.set_switchable(bool(spec.get("up", True)))
+                except OSError as error:
+                    self.send_json(500, {"message": f"switchable listener: {error}", "code": "bind_failed"})
+                else:
+                    self.send_json(200, switched)
             elif action == "reset" and self.command == "POST":
                 STATE.reset()
                 self.send_json(200, {"ok": True})
@@ -367,6 +589,39 @@ class Server(ThreadingHTTPServer):
         if isinstance(error, (ConnectionError, BrokenPipeError, TimeoutError)):
             return
         super().handle_error(request, client_address)
+
+
+class SwitchableServer(Server):
+    """The switchable listener: tracks its open connections so that switching
+    it down can shut them all down."""
+
+    def process_request(self, request, client_address):
+        with STATE.cond:
+            STATE.switchable_connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request):
+        with STATE.cond:
+            STATE.switchable_connections.discard(request)
+            cut = request in STATE.switchable_cut
+            STATE.switchable_cut.discard(request)
+        if cut:
+            self.close_request(request)  # no FIN first: SO_LINGER 0 sends RST
+        else:
+            super().shutdown_request(request)
+
+
+def bind_switchable(port):
+    """Binds the switchable listener to `port` (0: ephemeral), retrying for a
+    while if the old socket's port is still busy."""
+    deadline = time.monotonic() + REBIND_TIMEOUT
+    while True:
+        try:
+            return SwitchableServer(("127.0.0.1", port), Handler)
+        except OSError:
+            if port == 0 or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
 
 
 def watch_stdin():

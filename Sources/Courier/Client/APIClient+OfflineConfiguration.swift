@@ -1,0 +1,89 @@
+import Foundation
+
+extension APIClient.Configuration {
+    /// How the client learns whether it is online: the ``NetworkMonitor``'s sources and debounce.
+    public struct Connectivity: Sendable {
+        /// A health URL probed actively. Default none (no probe): connectivity comes from the
+        /// link state, the client's own requests, and the app.
+        public var probeURL: URL?
+        /// Time between probes while the health URL answers. Default 30 s.
+        public var probeInterval: Duration
+        /// Time before the probe after a failed one; doubled while it keeps failing, up to
+        /// ``probeInterval``. Default 1 s.
+        public var probeRetryDelay: Duration
+        /// How long a probe may take. Default 5 s.
+        public var probeTimeout: Duration
+        /// How long a change must hold before it is published. Default 1 s.
+        public var debounce: Duration
+        /// Whether the OS's link state counts: netlink on Linux (ignored where the socket cannot
+        /// be opened), `NWPathMonitor` on Apple platforms. Default `true`.
+        public var watchesLink: Bool
+        /// Whether the client's own requests count: a connection failure says offline, a response
+        /// says online. Default `true`.
+        public var learnsFromRequests: Bool
+
+        /// Creates connectivity settings; the defaults are no probe, 1 s debounce, link state and
+        /// request outcomes on.
+        public init(
+            probeURL: URL? = nil, probeInterval: Duration = .seconds(30), probeRetryDelay: Duration = .seconds(1),
+            probeTimeout: Duration = .seconds(5), debounce: Duration = .seconds(1), watchesLink: Bool = true,
+            learnsFromRequests: Bool = true
+        ) {
+            self.probeURL = probeURL
+            self.probeInterval = probeInterval
+            self.probeRetryDelay = probeRetryDelay
+            self.probeTimeout = probeTimeout
+            self.debounce = debounce
+            self.watchesLink = watchesLink
+            self.learnsFromRequests = learnsFromRequests
+        }
+    }
+
+    /// The durable offline queue: writes made without a network (``OfflineBehavior/queueWhenOffline``
+    /// or ``APIClient/enqueue(_:)``) stored in SQLite and replayed in order, once, by the
+    /// ``SyncCoordinator`` when connectivity returns.
+    public struct Offline: Sendable {
+        /// The SQLite database file (its directory must exist). Default none: the queue lives in
+        /// memory and does not survive the process (for tests; apps should set a file).
+        public var storageFile: URL?
+        /// The most items stored (waiting, dead, parked, expired); beyond it enqueues fail with
+        /// ``NetworkError/queueFull(limit:)``. Default 1000.
+        public var maxItems: Int
+        /// Replays with a verdict (failures, conflicts) before an item becomes a dead letter. Default 3.
+        public var maxAttempts: Int
+        /// How long an item may wait before it expires. Default 24 h.
+        public var expiry: Duration
+        /// The wait before replaying an item whose last replay failed. Default exponential from
+        /// 5 s, doubling.
+        public var retryBackoff: BackoffStrategy
+        /// How often a drain is tried while items wait and the monitor does not say offline.
+        /// Default 60 s.
+        public var drainInterval: Duration
+        /// What happens to a replay answered 409 or 412. Default ``ConflictResolver/manual``:
+        /// parked for the app, never dropped.
+        public var conflicts: ConflictResolver
+        /// For fault tests (not public): makes the queue or the coordinator fail on chosen messages.
+        var queueFault: (@Sendable (OfflineQueue.Message) -> (any Error)?)?
+        var coordinatorFault: (@Sendable (SyncCoordinator.Message) -> (any Error)?)?
+
+        /// Creates offline-queue settings; the defaults are memory only, 1000 items, 3 attempts,
+        /// 24 h expiry, a drain every 60 s while items wait, conflicts left to the app.
+        public init(
+            storageFile: URL? = nil, maxItems: Int = 1000, maxAttempts: Int = 3, expiry: Duration = .seconds(24 * 3600),
+            retryBackoff: BackoffStrategy = .exponential(base: .seconds(5), multiplier: 2),
+            drainInterval: Duration = .seconds(60), conflicts: ConflictResolver = .manual
+        ) {
+            self.storageFile = storageFile
+            self.maxItems = maxItems
+            self.maxAttempts = maxAttempts
+            self.expiry = expiry
+            self.retryBackoff = retryBackoff
+            self.drainInterval = drainInterval
+            self.conflicts = conflicts
+        }
+
+        var limits: OfflineLimits {
+            OfflineLimits(maxAttempts: maxAttempts, expiry: expiry, backoff: retryBackoff, maxItems: maxItems)
+        }
+    }
+}

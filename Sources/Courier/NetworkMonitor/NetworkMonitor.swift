@@ -1,0 +1,78 @@
+/// Keeps the client's connectivity state from combinable sources (an active probe, the
+/// outcomes of the client's own requests, the OS's link state, the app) and publishes each
+/// debounced change: the current state in a ``LatestValue`` (read without a message by the
+/// client before each write that may be queued) and ``ConnectivityEvent``s for subscribers
+/// (the sync coordinator drains on `online`). The decisions are ``ConnectivityMachine``'s.
+///
+/// Sources are not in this actor: each is a task (the probe, the link watcher) or a caller
+/// that sends `observe` to its mailbox, so a slow probe never delays a message.
+actor NetworkMonitor: Component {
+    /// The messages the monitor understands: its whole API.
+    enum Message: Sendable {
+        /// An observation from a source (tell).
+        case observe(ConnectivityState, ConnectivitySource)
+        /// The debounce timer of `generation` fired (tell, from the timer's task).
+        case settle(generation: Int)
+        /// The state published once every message sent before this one was handled (ask).
+        case state(Reply<ConnectivityState>)
+    }
+
+    /// What every instance runs with; it outlives instances.
+    struct Environment: Sendable {
+        let mailbox: Mailbox<Message>
+        /// The state last published: a restarted instance starts from it.
+        let current: LatestValue<ConnectivityState>
+        let events: EventBroadcaster<ConnectivityEvent>
+        let debounce: Duration
+        let clock: any TimeSource
+    }
+
+    private let environment: Environment
+    private var machine: ConnectivityMachine
+    private var timer: Task<Void, Never>?
+
+    init(_ environment: Environment) {
+        self.environment = environment
+        machine = ConnectivityMachine(debounce: environment.debounce, published: environment.current.value)
+    }
+
+    deinit {
+        timer?.cancel()
+    }
+
+    func handle(_ message: Message) {
+        switch message {
+        case .observe(let state, let source):
+            switch machine.observe(state, from: source) {
+            case .none:
+                break
+            case .publish(let state, let source):
+                publish(state, source)
+            case .cancelTimer:
+                timer?.cancel()
+                timer = nil
+            case .settleAfter(let delay, let generation):
+                timer?.cancel()
+                let (clock, mailbox) = (environment.clock, environment.mailbox)
+                timer = Task {
+                    do {
+                        try await clock.sleep(for: delay)
+                        try mailbox.send(.settle(generation: generation))
+                    } catch {}
+                }
+            }
+        case .settle(let generation):
+            if let (state, source) = machine.settle(generation: generation) {
+                timer = nil
+                publish(state, source)
+            }
+        case .state(let reply):
+            reply.succeed(machine.published)
+        }
+    }
+
+    private func publish(_ state: ConnectivityState, _ source: ConnectivitySource) {
+        environment.current.publish(state)
+        environment.events.publish(ConnectivityEvent(state: state, source: source))
+    }
+}

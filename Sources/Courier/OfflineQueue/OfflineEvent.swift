@@ -1,0 +1,24 @@
+/// What happened to the offline queue's items, by item id: the outcome of a replay reaches a
+/// caller even if it restarted after enqueueing (subscribe with ``APIClient/offlineEvents()``).
+public enum OfflineEvent: Sendable, Equatable {
+    /// The write is stored durably.
+    case enqueued(itemID: Int64)
+    /// A replay got a 2xx (`status`); the item left the queue.
+    case delivered(itemID: Int64, status: Int)
+    /// A replay failed with an error that may pass; it will be replayed after its backoff.
+    case retrying(itemID: Int64, attempt: Int, error: String)
+    /// Out of attempts or refused for good: kept as a dead letter.
+    case deadLettered(itemID: Int64, error: String)
+    /// It waited past its expiry: kept as expired.
+    case expired(itemID: Int64)
+    /// A replay met a 409 or 412 (`status`) and the resolver left it to the app: parked.
+    case conflict(itemID: Int64, status: Int)
+    /// A conflict was resolved: `serverWins` dropped the write (it left the queue); `clientWins`
+    /// and `merge` queued it again.
+    case conflictResolved(itemID: Int64, resolution: String)
+    /// The app removed it (or cleared the queue).
+    case removed(itemID: Int64)
+    /// The storage failed: a corrupt database file was moved aside (the path is in the text) and
+    /// a fresh one created, or a write failed.
+    case storageFailed(String)
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// The verdict of one replay of an item, as the drain hands it to the queue.
+enum ReplayVerdict: Sendable {
+    /// A 2xx with this status.
+    case delivered(status: Int)
+    /// The replay did not reach a verdict (the connection was lost, the drain was stopped, the
+    /// client shut down): the item waits again, the attempt is not counted.
+    case interrupted(String)
+    /// A failure: one attempt counted; an error that may pass means `retrying`, any other `dead`.
+    case failed(NetworkError)
+    /// A 409 or 412 (`response`), and what the resolver chose.
+    case conflict(HTTPResponse, ConflictResolution)
+}
+
+/// What a transition does to an item: its new value (`nil`: it leaves the queue) and the
+/// event that reports it.
+struct OfflineItemChange: Sendable {
+    let item: OfflineItem?
+    let event: OfflineEvent?
+}
+
+/// The item state machine: pure functions of an item, a verdict and the time, tested without
+/// storage or network. queued → sending → delivered (leaves) / queued (interrupted) / retrying /
+/// dead / conflict, and any waiting state → expired; dead, conflict and expired items go back
+/// to queued when the app retries or resolves them.
+extension OfflineItem {
+    /// A new item for `request` (its `Authorization` removed), waiting.
+    static func enqueued(
+        _ request: HTTPRequest, requiresAuth: Bool, id: Int64, idempotencyKey: String, now: Date, expiry: Duration
+    ) -> OfflineItem {
+        var request = request
+        request.headers.remove(name: "Authorization")
+        request.knownOrigin = nil
+        return OfflineItem(
+            id: id, request: request, requiresAuth: requiresAuth, idempotencyKey: idempotencyKey, createdAt: now,
+            expiresAt: now.addingTimeInterval(expiry.inSeconds), attempts: 0, lastError: nil, state: .queued,
+            nextAttemptAt: nil, serverResponse: nil)
+    }
+
+    /// Whether a drain may replay it at `now` (waiting, and its backoff over).
+    func isDue(at now: Date) -> Bool {
+        state.isWaiting && (nextAttemptAt.map { now >= $0 } ?? true)
+    }
+
+    /// Taken by a drain.
+    func claimed() -> OfflineItem {
+        var item = self
+        item.state = .sending
+        return item
+    }
+
+    /// Back to waiting after the process died (or its queue restarted) while it was in flight:
+    /// it is replayed again with the same key.
+    func recovered() -> OfflineItem {
+        var item = self
+        if item.state == .sending { item.state = .queued }
+        return item
+    }
+
+    /// The change a replay's verdict makes.
+    func settled(by verdict: ReplayVerdict, now: Date, limits: OfflineLimits) -> OfflineItemChange {
+        var item = self
+        switch verdict {
+        case .delivered(let status):
+            return OfflineItemChange(item: nil, event: .delivered(itemID: id, status: status))
+        case .interrupted(let reason):
+            item.state = .queued
+            item.lastError = reason
+            return OfflineItemChange(item: item, event: nil)
+        case .failed(let error):
+            item.attempts += 1
+            item.lastError = "\(error)"
+            if error.isRetryable && item.attempts < limits.maxAttempts {
+                item.state = .retrying
+                item.nextAttemptAt = now.addingTimeInterval(limits.backoff.delay(afterAttempt: item.attempts).inSeconds)
+                return OfflineItemChange(item: item, event: .retrying(itemID: id, attempt: item.attempts, error: "\(error)"))
+            }
+            item.state = .dead
+            item.nextAttemptAt = nil
+            return OfflineItemChange(item: item, event: .deadLettered(itemID: id, error: "\(error)"))
+        case .conflict(let response, let resolution):
+            item.attempts += 1
+            item.lastError = "conflict (\(response.status))"
+            item.serverResponse = response
+            if resolution == .manual {
+                item.state = .conflict
+                item.nextAttemptAt = nil
+                return OfflineItemChange(item: item, event: .conflict(itemID: id, status: response.status))
+            }
+            if resolution != .serverWins && item.attempts >= limits.maxAttempts {
+                item.state = .dead
+                let reason = "still conflicting (\(response.status)) after \(item.attempts) attempts"
+                return OfflineItemChange(item: item, event: .deadLettered(itemID: id, error: reason))
+            }
+            return item.resolved(by: resolution)
+        }
+    }
+
+    /// The change resolving its conflict makes: `serverWins` drops it; `clientWins` and `merge`
+    /// queue the changed write under a new idempotency key (the server may have stored its answer
+    /// to the old key). `manual` changes nothing.
+    func resolved(by resolution: ConflictResolution) -> OfflineItemChange {
+        var item = self
+        switch resolution {
+        case .manual:
+            return OfflineItemChange(item: item, event: nil)
+        case .serverWins:
+            return OfflineItemChange(item: nil, event: .conflictResolved(itemID: id, resolution: "serverWins"))
+        case .clientWins:
+            if let etag = serverResponse?.headers["ETag"] {
+                item.request.headers.replaceOrAdd(name: "If-Match", value: etag)
+            }
+        case .merge(let body):
+            item.request.body = body
+        }
+        item.state = .queued
+        item.nextAttemptAt = nil
+        item.serverResponse = nil
+        item.idempotencyKey = Self.key(item.idempotencyKey, revision: item.attempts)
+        let name = resolution == .clientWins ? "clientWins" : "merge"
+        return OfflineItemChange(item: item, event: .conflictResolved(itemID: id, resolution: name))
+    }
+
+    /// Expired, if it is still waiting at `now` past its expiry (an item in flight is left to
+    /// finish); `nil` otherwise.
+    func expiring(now: Date) -> OfflineItemChange? {
+        guard state == .queued || state == .retrying, now >= expiresAt else { return nil }
+        var item = self
+        item.state = .expired
+        item.nextAttemptAt = nil
+        return OfflineItemChange(item: item, event: .expired(itemID: id))
+    }
+
+    /// Queued again by the app (a dead letter, an expired item, or one waiting for its backoff):
+    /// attempts start over and it gets a new expiry.
+    func retried(now: Date, expiry: Duration) -> OfflineItem {
+        var item = self
+        item.state = .queued
+        item.attempts = 0
+        item.nextAttemptAt = nil
+        item.expiresAt = now.addingTimeInterval(expiry.inSeconds)
+        return item
+    }
+
+    /// The key of the write's `revision`-th changed version: the original key with a suffix.
+    private static func key(_ key: String, revision: Int) -> String {
+        let original = key.split(separator: "~", maxSplits: 1).first.map(String.init) ?? key
+        return "\(original)~\(revision)"
+    }
+}

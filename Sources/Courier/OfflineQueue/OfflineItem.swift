@@ -1,0 +1,32 @@
+import Foundation
+
+/// A write stored in the offline queue, as ``APIClient/offlineItems()`` lists it.
+public struct OfflineItem: Sendable, Identifiable {
+    /// The item's number: increasing in enqueue order, never reused. ``NetworkError/queued(itemID:)``
+    /// and every ``OfflineEvent`` carry it.
+    public let id: Int64
+    /// The request as it will be replayed: method, URL, headers (never `Authorization`: the
+    /// session's current token is added at replay), body.
+    public internal(set) var request: HTTPRequest
+    /// Whether the replay gets credentials from the auth interceptor (the request's
+    /// ``RequestOptions/requiresAuth``).
+    public let requiresAuth: Bool
+    /// Sent as `Idempotency-Key` on every replay, so that a server that saw an earlier replay
+    /// (the process died before it learnt the outcome) does not apply the write twice. A conflict
+    /// resolution that changes the write gives it a new key.
+    public internal(set) var idempotencyKey: String
+    /// When the write was enqueued.
+    public let createdAt: Date
+    /// When the item expires if it is still waiting (``OfflineItemState/expired``).
+    public internal(set) var expiresAt: Date
+    /// Replays that ended in a verdict (a failure or a conflict); a lost connection does not count.
+    public internal(set) var attempts: Int
+    /// Why the last replay did not deliver it, if it did not.
+    public internal(set) var lastError: String?
+    /// Where it stands.
+    public internal(set) var state: OfflineItemState
+    /// Not replayed before this time (after a retryable failure).
+    public internal(set) var nextAttemptAt: Date?
+    /// The server's answer to a conflicting replay (409 or 412): status, headers (`ETag`), body.
+    public internal(set) var serverResponse: HTTPResponse?
+}

@@ -1,0 +1,25 @@
+/// Where an item of the offline queue stands. Delivered items leave the queue (an
+/// ``OfflineEvent/delivered(itemID:status:)`` says so); every other state is kept until the item
+/// is delivered or removed: nothing is dropped silently.
+public enum OfflineItemState: String, Sendable, Equatable, CaseIterable {
+    /// Waiting for its turn (never sent, or interrupted by a lost connection).
+    case queued
+    /// Being replayed now. An item found in this state when the queue opens was in flight when
+    /// the process died; it goes back to `queued` and is replayed with the same idempotency key.
+    case sending
+    /// Its last replay failed with an error that may pass (5xx, 429, a timeout); replayed again
+    /// after its backoff (``OfflineItem/nextAttemptAt``).
+    case retrying
+    /// Out of attempts, or refused for good (a 4xx other than 409/412): kept as a dead letter,
+    /// listable, retryable and removable.
+    case dead
+    /// A 409 or 412 the conflict resolver left to the app (``ConflictResolver/manual``):
+    /// parked with the server's answer until ``APIClient/resolveConflict(_:with:)``.
+    case conflict
+    /// Not delivered before its expiry (``APIClient/Configuration/Offline/expiry``): kept,
+    /// reported, retryable and removable.
+    case expired
+
+    /// Whether a drain replays the item (when it is its turn).
+    var isWaiting: Bool { self == .queued || self == .retrying || self == .sending }
+}

@@ -1,0 +1,255 @@
+import Foundation
+
+/// The durable queue of writes made without a network: each is stored in SQLite before its
+/// caller is told it was queued, replayed in order by the ``SyncCoordinator`` (which takes one
+/// item at a time with `claimNext` and reports its verdict with `settle`), and kept until it is
+/// delivered or the app removes it. Decisions are the pure item state machine's
+/// (`OfflineItem+Transitions`); this actor stores and publishes them.
+///
+/// Enqueues are committed together: the writes of one mailbox batch go to disk in one
+/// transaction (one `fsync`) in ``batchHandled()``, and only then are their callers answered.
+/// A claimed item is not written as `sending`: if the process dies during its replay, the stored
+/// item is still waiting, and is replayed with the same idempotency key, which is exactly what
+/// recovering a `sending` item would do.
+actor OfflineQueue: Component {
+    /// The messages the offline queue understands: its whole API.
+    enum Message: Sendable {
+        /// Store a write (without its `Authorization`) durably; answer its id (ask).
+        case enqueue(HTTPRequest, requiresAuth: Bool, Reply<Int64>)
+        /// Every item, in order (ask).
+        case items(Reply<[OfflineItem]>)
+        /// Queue a dead, expired, conflicting or backing-off item again (ask).
+        case retry(Int64, Reply<Void>)
+        /// Remove an item (ask).
+        case remove(Int64, Reply<Void>)
+        /// Remove every item (ask).
+        case clear(Reply<Void>)
+        /// Settle a parked conflict (ask).
+        case resolve(Int64, ConflictResolution, Reply<Void>)
+        /// The next item to replay, marked `sending`; `nil` when none is due (ask, from a drain).
+        case claimNext(Reply<OfflineItem?>)
+        /// A replay's verdict; answers the item's new state (`nil`: it left the queue) (ask, from a drain).
+        case settle(Int64, ReplayVerdict, Reply<OfflineItemState?>)
+    }
+
+    /// What every instance runs with; it outlives instances.
+    struct Environment: Sendable {
+        /// The database file (`:memory:` for none).
+        let path: String
+        let limits: OfflineLimits
+        let clock: any TimeSource
+        let events: EventBroadcaster<OfflineEvent>
+        /// How many items wait to be replayed (queued, retrying, sending), published on each change.
+        let waiting: LatestValue<Int>
+        /// For fault tests: makes the queue fail on chosen messages.
+        var fault: (@Sendable (Message) -> (any Error)?)?
+    }
+
+    private let environment: Environment
+    private var store: OfflineStore?
+    private var items: [Int64: OfflineItem] = [:]
+    /// Item ids in enqueue order; ids before `head` are gone. Removed ids further on are skipped.
+    private var order: [Int64] = []
+    private var head = 0
+    private var lastID: Int64 = 0
+    private var waitingCount = 0
+    /// Enqueues of the current batch, stored together in ``batchHandled()``.
+    private var staged: [(item: OfflineItem, reply: Reply<Int64>)] = []
+
+    init(_ environment: Environment) {
+        self.environment = environment
+    }
+
+    func handle(_ message: Message) throws {
+        if let fault = environment.fault?(message) { throw fault }
+        if let failure = openIfNeeded() {
+            reject(message, with: failure)
+            return
+        }
+        let now = environment.clock.currentDate
+        switch message {
+        case .enqueue(let request, let requiresAuth, let reply):
+            do throws(NetworkError) {
+                try request.validate()
+            } catch {
+                reply.fail(error)
+                return
+            }
+            guard items.count + staged.count < environment.limits.maxItems else {
+                reply.fail(NetworkError.queueFull(limit: environment.limits.maxItems))
+                return
+            }
+            lastID += 1
+            let key = request.headers["Idempotency-Key"] ?? UUID().uuidString
+            let item = OfflineItem.enqueued(
+                request, requiresAuth: requiresAuth, id: lastID, idempotencyKey: key, now: now,
+                expiry: environment.limits.expiry)
+            staged.append((item, reply))
+        case .items(let reply):
+            expireAll(now: now)
+            reply.succeed(order[head...].compactMap { items[$0] })
+        case .retry(let id, let reply):
+            guard let item = items[id], item.state != .sending else {
+                reply.fail(Self.noSuchItem(id))
+                return
+            }
+            reply.resume(with: save(item.retried(now: now, expiry: environment.limits.expiry), event: nil))
+        case .remove(let id, let reply):
+            guard items[id] != nil else {
+                reply.fail(Self.noSuchItem(id))
+                return
+            }
+            reply.resume(with: apply([(id, OfflineItemChange(item: nil, event: .removed(itemID: id)))]))
+        case .clear(let reply):
+            let all = order[head...].filter { items[$0] != nil }
+            reply.resume(with: apply(all.map { ($0, OfflineItemChange(item: nil, event: .removed(itemID: $0))) }))
+        case .resolve(let id, let resolution, let reply):
+            guard let item = items[id], item.state == .conflict, resolution != .manual else {
+                reply.fail(NetworkError.invalidRequest("offline item \(id) has no conflict to resolve that way"))
+                return
+            }
+            reply.resume(with: apply([(id, item.resolved(by: resolution))]))
+        case .claimNext(let reply):
+            reply.resume(with: claimNext(now: now))
+        case .settle(let id, let verdict, let reply):
+            guard let item = items[id], item.state == .sending else {
+                reply.succeed(items[id]?.state)   // removed meanwhile, or settled by an earlier drain
+                return
+            }
+            let change = item.settled(by: verdict, now: now, limits: environment.limits)
+            reply.resume(with: apply([(id, change)]).map { change.item?.state })
+        }
+    }
+
+    /// Stores this batch's enqueues in one transaction, then answers their callers.
+    package func batchHandled() {
+        guard !staged.isEmpty, let store else { return }
+        let batch = staged
+        staged = []
+        do {
+            try store.insert(batch.map(\.item))
+        } catch {
+            for (_, reply) in batch { reply.fail(NetworkError.storageFailed("the write could not be stored: \(error)")) }
+            environment.events.publish(.storageFailed("\(error)"))
+            return
+        }
+        for (item, _) in batch {
+            items[item.id] = item
+            order.append(item.id)
+            waitingCount += 1
+        }
+        environment.waiting.publish(waitingCount)
+        let publishes = environment.events.hasSubscribers
+        for (item, reply) in batch {
+            reply.succeed(item.id)
+            if publishes { environment.events.publish(.enqueued(itemID: item.id)) }
+        }
+    }
+
+    // MARK: Storage
+
+    /// Opens the store on first use, recovering items that were in flight; `nil` when it is
+    /// open, else why it cannot be (tried again on the next message).
+    private func openIfNeeded() -> NetworkError? {
+        guard store == nil else { return nil }
+        do {
+            let (store, movedAside) = try OfflineStore.open(path: environment.path)
+            if let movedAside {
+                environment.events.publish(.storageFailed(
+                    "the offline queue's database was corrupt; moved aside to \(movedAside), and a fresh one created"))
+            }
+            let stored = try store.all()
+            lastID = max(try store.lastID(), stored.last?.id ?? 0)
+            let recovered = stored.filter { $0.state == .sending }.map { $0.recovered() }
+            try store.update(recovered)
+            self.store = store
+            var all = Dictionary(uniqueKeysWithValues: stored.map { ($0.id, $0) })
+            for item in recovered { all[item.id] = item }
+            items = all
+            order = stored.map(\.id)
+            head = 0
+            waitingCount = all.values.filter { $0.state.isWaiting }.count
+            environment.waiting.publish(waitingCount)
+            return nil
+        } catch {
+            let failure = NetworkError.storageFailed("the offline queue's database could not be opened: \(error)")
+            environment.events.publish(.storageFailed("\(failure)"))
+            return failure
+        }
+    }
+
+    private func reject(_ message: Message, with error: NetworkError) {
+        switch message {
+        case .enqueue(_, _, let reply): reply.fail(error)
+        case .items(let reply): reply.fail(error)
+        case .retry(_, let reply), .remove(_, let reply), .clear(let reply), .resolve(_, _, let reply):
+            reply.fail(error)
+        case .settle(_, _, let reply): reply.fail(error)
+        case .claimNext(let reply): reply.fail(error)
+        }
+    }
+
+    /// Writes `changes` (new values, or removals) in one transaction, then applies them in
+    /// memory and publishes their events.
+    private func apply(_ changes: [(id: Int64, change: OfflineItemChange)]) -> Result<Void, any Error> {
+        guard let store else { return .failure(NetworkError.storageFailed("the offline queue is not open")) }
+        do {
+            try store.update(changes.compactMap(\.change.item))
+            try store.delete(changes.filter { $0.change.item == nil }.map(\.id))
+        } catch {
+            environment.events.publish(.storageFailed("\(error)"))
+            return .failure(NetworkError.storageFailed("the offline queue could not be written: \(error)"))
+        }
+        for (id, change) in changes {
+            let before = items[id]?.state.isWaiting ?? false
+            items[id] = change.item
+            let after = change.item?.state.isWaiting ?? false
+            waitingCount += (after ? 1 : 0) - (before ? 1 : 0)
+        }
+        environment.waiting.publish(waitingCount)
+        for change in changes.compactMap(\.change.event) { environment.events.publish(change) }
+        return .success(())
+    }
+
+    private func save(_ item: OfflineItem, event: OfflineEvent?) -> Result<Void, any Error> {
+        apply([(item.id, OfflineItemChange(item: item, event: event))])
+    }
+
+    // MARK: Order
+
+    /// The first waiting item in enqueue order, if it is due: items before it that expired are
+    /// marked so on the way. A waiting item whose backoff is not over holds back the ones after
+    /// it (writes are replayed in the order they were made); dead, conflicting and expired items
+    /// do not.
+    private func claimNext(now: Date) -> Result<OfflineItem?, any Error> {
+        while head < order.count, items[order[head]] == nil { head += 1 }
+        if head > 1024, head * 2 > order.count {
+            order.removeFirst(head)
+            head = 0
+        }
+        var index = head
+        while index < order.count {
+            defer { index += 1 }
+            guard let item = items[order[index]], item.state.isWaiting else { continue }
+            if let expired = item.expiring(now: now) {
+                if case .failure(let error) = apply([(item.id, expired)]) { return .failure(error) }
+                continue
+            }
+            guard item.isDue(at: now) else { return .success(nil) }
+            let claimed = item.claimed()
+            items[item.id] = claimed
+            return .success(claimed)
+        }
+        return .success(nil)
+    }
+
+    /// Marks every waiting item past its expiry as expired.
+    private func expireAll(now: Date) {
+        let changes = order[head...].compactMap { id in items[id]?.expiring(now: now).map { (id, $0) } }
+        if !changes.isEmpty { _ = apply(changes) }
+    }
+
+    private static func noSuchItem(_ id: Int64) -> NetworkError {
+        .invalidRequest("no offline item \(id) in a state that allows this")
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// The offline queue's durable storage: one row per item in a SQLite database
+/// (``SQLiteDatabase``: WAL, `synchronous=FULL`), so a write that was stored survives the
+/// process being killed. Owned by one ``OfflineQueue`` instance and used from its actor only.
+final class OfflineStore {
+    private let database: SQLiteDatabase
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS items (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, method TEXT NOT NULL, url TEXT NOT NULL, headers BLOB NOT NULL,
+            body BLOB, requires_auth INTEGER NOT NULL, idempotency_key TEXT NOT NULL, created_at REAL NOT NULL,
+            expires_at REAL NOT NULL, attempts INTEGER NOT NULL, last_error TEXT, state TEXT NOT NULL,
+            next_attempt_at REAL, server_status INTEGER, server_headers BLOB, server_body BLOB);
+        """
+
+    /// Opens the store at `path` (`:memory:` for one that does not outlive the process); a corrupt
+    /// file is moved aside and a fresh one created (see ``SQLiteDatabase/open(_:schema:)``).
+    static func open(path: String) throws -> (OfflineStore, movedAside: String?) {
+        let opened = try SQLiteDatabase.open(path, schema: schema)
+        return (OfflineStore(database: opened.database), opened.movedAside)
+    }
+
+    private init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    /// Every item, in id order. A row that cannot be read back (its headers are not the JSON
+    /// this store writes) comes back as a dead letter saying so, not dropped.
+    func all() throws -> [OfflineItem] {
+        try database.query(
+            """
+            SELECT id, method, url, headers, body, requires_auth, idempotency_key, created_at, expires_at, attempts,
+                   last_error, state, next_attempt_at, server_status, server_headers, server_body
+            FROM items ORDER BY id
+            """, []
+        ) { row in
+            var unreadable: String?
+            let url = URL(string: row.text(2))
+            if url == nil { unreadable = "stored URL is not a URL" }
+            var request = HTTPRequest(method: HTTPMethod(rawValue: row.text(1)), url: url ?? URL(string: "http://invalid")!)
+            if let headers = Self.headers(row.blob(3)) { request.headers = headers } else { unreadable = "stored headers are unreadable" }
+            request.body = row.isNull(4) ? nil : row.blob(4)
+            var response: HTTPResponse?
+            if !row.isNull(13) {
+                response = HTTPResponse(status: Int(row.integer(13)), headers: Self.headers(row.blob(14)) ?? [:], body: row.blob(15))
+            }
+            let state = OfflineItemState(rawValue: row.text(11))
+            if state == nil { unreadable = "stored state is unknown" }
+            return OfflineItem(
+                id: row.integer(0), request: request, requiresAuth: row.integer(5) != 0, idempotencyKey: row.text(6),
+                createdAt: Date(timeIntervalSince1970: row.real(7)), expiresAt: Date(timeIntervalSince1970: row.real(8)),
+                attempts: Int(row.integer(9)), lastError: unreadable ?? (row.isNull(10) ? nil : row.text(10)),
+                state: unreadable == nil ? state ?? .dead : .dead,
+                nextAttemptAt: row.isNull(12) ? nil : Date(timeIntervalSince1970: row.real(12)), serverResponse: response)
+        }
+    }
+
+    /// The largest id ever given to an item (0 if none): ids are never reused, even after the
+    /// item with the largest one was deleted.
+    func lastID() throws -> Int64 {
+        try database.query("SELECT seq FROM sqlite_sequence WHERE name = 'items'", []) { $0.integer(0) }.first ?? 0
+    }
+
+    /// Stores new items (their ids chosen by the caller, above ``lastID()``) in one transaction:
+    /// one `fsync` for all of them (group commit). When it returns, they are durable.
+    func insert(_ items: [OfflineItem]) throws {
+        try database.transaction {
+            for item in items {
+                try database.run(
+                    """
+                    INSERT INTO items (method, url, headers, body, requires_auth, idempotency_key, created_at, expires_at,
+                                       attempts, last_error, state, next_attempt_at, server_status, server_headers,
+                                       server_body, id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, Self.columns(of: item) + [.integer(item.id)])
+            }
+        }
+    }
+
+    /// Writes `items`' current values in one transaction.
+    func update(_ items: [OfflineItem]) throws {
+        try database.transaction {
+            for item in items {
+                try database.run(
+                    """
+                    UPDATE items SET method = ?, url = ?, headers = ?, body = ?, requires_auth = ?, idempotency_key = ?,
+                                     created_at = ?, expires_at = ?, attempts = ?, last_error = ?, state = ?,
+                                     next_attempt_at = ?, server_status = ?, server_headers = ?, server_body = ?
+                    WHERE id = ?
+                    """, Self.columns(of: item) + [.integer(item.id)])
+            }
+        }
+    }
+
+    /// Removes the items with these ids.
+    func delete(_ ids: [Int64]) throws {
+        try database.transaction {
+            for id in ids { try database.run("DELETE FROM items WHERE id = ?", [.integer(id)]) }
+        }
+    }
+
+    private static func columns(of item: OfflineItem) -> [SQLiteDatabase.Value] {
+        let request = item.request
+        return [
+            .text(request.method.rawValue), .text(request.url.absoluteString), .blob(encode(request.headers)),
+            request.body.map { .blob($0) } ?? .null, .integer(item.requiresAuth ? 1 : 0), .text(item.idempotencyKey),
+            .real(item.createdAt.timeIntervalSince1970), .real(item.expiresAt.timeIntervalSince1970),
+            .integer(Int64(item.attempts)), item.lastError.map { .text($0) } ?? .null, .text(item.state.rawValue),
+            item.nextAttemptAt.map { .real($0.timeIntervalSince1970) } ?? .null,
+            item.serverResponse.map { .integer(Int64($0.status)) } ?? .null,
+            item.serverResponse.map { .blob(encode($0.headers)) } ?? .null,
+            item.serverResponse.map { .blob($0.body) } ?? .null,
+        ]
+    }
+
+    private static func encode(_ headers: HTTPHeaders) -> Data {
+        (try? JSONEncoder().encode(headers.map { [$0.name, $0.value] })) ?? Data("[]".utf8)
+    }
+
+    private static func headers(_ data: Data) -> HTTPHeaders? {
+        guard let fields = try? JSONDecoder().decode([[String]].self, from: data) else { return nil }
+        var headers = HTTPHeaders()
+        for field in fields where field.count == 2 { headers.add(name: field[0], value: field[1]) }
+        return headers
+    }
+}

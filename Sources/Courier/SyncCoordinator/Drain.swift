@@ -1,0 +1,82 @@
+/// One pass over the offline queue: claim the next due item, replay it with its idempotency
+/// key, hand the verdict back to the queue, until nothing is due, connectivity is lost, or an
+/// item must wait for its backoff (the items after it wait too: writes go out in the order they
+/// were made). Runs in a task of its own; the coordinator learns of its end by a message.
+struct Drain: Sendable {
+    /// Sends a replay through the request pipeline (auth, logging, no retries of its own).
+    typealias Send = @Sendable (_ request: HTTPRequest, _ requiresAuth: Bool) async -> Result<HTTPResponse, NetworkError>
+
+    let queue: OfflineQueue.Handle
+    let send: Send
+    let resolver: ConflictResolver
+    let connectivity: LatestValue<ConnectivityState>
+    let progress: EventBroadcaster<SyncProgress>
+    /// Keep going while the monitor says offline (the app asked for this drain).
+    let forced: Bool
+
+    /// Drains, publishing progress as it goes, and returns the last progress.
+    func run() async -> SyncProgress {
+        var report = SyncProgress(total: queue.waiting.value)
+        progress.publish(report)
+        while !Task.isCancelled, forced || connectivity.value != .offline {
+            guard let item = try? await queue.claimNext() else { break }
+            report.currentItem = item.id
+            progress.publish(report)
+            let verdict = await replay(item)
+            let state: OfflineItemState?
+            do {
+                state = try await queue.settle(item.id, verdict)
+            } catch {
+                break
+            }
+            switch verdict {
+            case .delivered, .conflict(_, .serverWins): report.done += 1
+            default: report.failed += 1
+            }
+            report.currentItem = nil
+            progress.publish(report)
+            // A lost connection ends the drain; so does an item waiting for its backoff, which
+            // holds back the ones after it.
+            if case .interrupted = verdict { break }
+            if state == .retrying { break }
+        }
+        report.currentItem = nil
+        report.isFinished = true
+        progress.publish(report)
+        return report
+    }
+
+    /// Replays `item` once and judges the outcome.
+    private func replay(_ item: OfflineItem) async -> ReplayVerdict {
+        var request = item.request
+        request.headers.replaceOrAdd(name: "Idempotency-Key", value: item.idempotencyKey)
+        if Task.isCancelled { return .interrupted("the drain was stopped") }
+        switch await send(request, item.requiresAuth) {
+        case .success(let response) where response.isSuccess:
+            return .delivered(status: response.status)
+        case .success(let response):
+            return .failed(.serverError(response))
+        case .failure(let error):
+            return verdict(for: error, of: item, as: request)
+        }
+    }
+
+    /// The verdict of a replay that failed with `error`: a lost connection or a stop is no
+    /// verdict on the item; a 409/412 goes to the resolver; anything else counts as a failure.
+    func verdict(for error: NetworkError, of item: OfflineItem, as sent: HTTPRequest) -> ReplayVerdict {
+        switch error {
+        case .noConnection, .cancelled, .componentUnavailable, .componentRestarted:
+            return .interrupted("\(error)")
+        case .conflict(let response):
+            return conflicted(item, sent, response)
+        case .serverError(let response) where response.status == 412:
+            return conflicted(item, sent, response)
+        default:
+            return .failed(error)
+        }
+    }
+
+    private func conflicted(_ item: OfflineItem, _ sent: HTTPRequest, _ response: HTTPResponse) -> ReplayVerdict {
+        .conflict(response, resolver.resolution(for: OfflineConflict(itemID: item.id, request: sent, response: response)))
+    }
+}

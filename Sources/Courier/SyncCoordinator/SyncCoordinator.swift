@@ -1,0 +1,115 @@
+/// Drains the offline queue: when connectivity comes back, on `syncNow`, and periodically while
+/// items wait; never two drains at once; a drain stops when connectivity drops. The decisions
+/// are ``DrainMachine``'s; each drain (``Drain``) runs in a task of its own and reports its end
+/// as a message, so the mailbox is never blocked by a replay.
+///
+/// Connectivity reaches it as messages: a supervised task forwards the monitor's
+/// ``ConnectivityEvent`` stream into this mailbox (see ``forwardConnectivity(_:)``), and
+/// another sends the periodic `tick`.
+actor SyncCoordinator: Component {
+    /// The messages the coordinator understands: its whole API.
+    enum Message: Sendable {
+        /// The monitor published a connectivity state (tell, from the forwarding task).
+        case connectivity(ConnectivityState)
+        /// Drain now, even if the monitor says offline; answered when the coordinator is idle
+        /// again, with what the drains it waited for did (ask).
+        case syncNow(Reply<SyncProgress>)
+        /// The periodic timer fired (tell).
+        case tick
+        /// A drain ended (tell, from its task); `instance` names the coordinator that started it.
+        case drainFinished(instance: UInt64, generation: Int, SyncProgress)
+    }
+
+    /// What every instance runs with; it outlives instances.
+    struct Environment: Sendable {
+        let mailbox: Mailbox<Message>
+        let queue: OfflineQueue.Handle
+        let send: Drain.Send
+        let resolver: ConflictResolver
+        let connectivity: LatestValue<ConnectivityState>
+        let progress: EventBroadcaster<SyncProgress>
+        /// The drain task in flight, whichever instance started it: a new drain first stops
+        /// and awaits it, so two never run at once even across a restart.
+        let running: Locked<Task<Void, Never>?>
+        /// For fault tests: makes the coordinator fail on chosen messages.
+        var fault: (@Sendable (Message) -> (any Error)?)?
+    }
+
+    private let environment: Environment
+    private let instance = UInt64.random(in: .min ... .max)
+    private var machine: DrainMachine
+    /// `syncNow` callers, answered when the coordinator is idle again, and what the drains that
+    /// ended since the first of them joined did (the first drain's total, everyone's counts).
+    private var waiters: [Reply<SyncProgress>] = []
+    private var summary: SyncProgress?
+
+    init(_ environment: Environment) {
+        self.environment = environment
+        machine = DrainMachine(connectivity: environment.connectivity.value)
+    }
+
+    func handle(_ message: Message) throws {
+        if let fault = environment.fault?(message) { throw fault }
+        switch message {
+        case .connectivity(let state):
+            perform(machine.connectivityChanged(state))
+        case .syncNow(let reply):
+            waiters.append(reply)
+            if summary == nil { summary = SyncProgress(total: 0) }
+            perform(machine.requested(forced: true, hasWaiting: true))
+        case .tick:
+            perform(machine.requested(forced: false, hasWaiting: environment.queue.waiting.value > 0))
+        case .drainFinished(let instance, let generation, let progress):
+            guard instance == self.instance else { return }
+            if var summary = self.summary {
+                summary.total = summary.isFinished ? summary.total : progress.total
+                summary.done += progress.done
+                summary.failed += progress.failed
+                summary.isFinished = true
+                self.summary = summary
+            }
+            perform(machine.finished(generation: generation))
+        }
+        if machine.phase == .idle, !waiters.isEmpty {
+            let summary = self.summary ?? SyncProgress(total: 0, isFinished: true)
+            for waiter in waiters { waiter.succeed(summary) }
+            waiters = []
+            self.summary = nil
+        }
+    }
+
+    private func perform(_ action: DrainMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .stop:
+            environment.running.withLock { $0 }?.cancel()
+        case .start(let generation, let forced):
+            let drain = Drain(
+                queue: environment.queue, send: environment.send, resolver: environment.resolver,
+                connectivity: environment.connectivity, progress: environment.progress, forced: forced)
+            let (mailbox, instance) = (environment.mailbox, instance)
+            environment.running.withLock { running in
+                let previous = running
+                previous?.cancel()
+                running = Task {
+                    await previous?.value
+                    let progress = await drain.run()
+                    try? mailbox.send(.drainFinished(instance: instance, generation: generation, progress))
+                }
+            }
+        }
+    }
+
+    /// Forwards the monitor's connectivity into `mailbox` until cancelled: the current state
+    /// first, then every published change. Run as a supervised task beside the coordinator.
+    static func forwardConnectivity(
+        _ mailbox: Mailbox<Message>, events: EventBroadcaster<ConnectivityEvent>, current: LatestValue<ConnectivityState>
+    ) async throws {
+        let changes = events.subscribe()
+        try mailbox.send(.connectivity(current.value))
+        for await change in changes {
+            try mailbox.send(.connectivity(change.state))
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+private let start = Date(timeIntervalSince1970: 1_800_000_000)
+private let limits = OfflineLimits(maxAttempts: 3, expiry: .seconds(3600), backoff: .constant(.seconds(10)), maxItems: 10)
+
+private func item(headers: HTTPHeaders = ["Authorization": "Bearer secret", "Content-Type": "application/json"]) -> OfflineItem {
+    let request = HTTPRequest(method: .post, url: URL(string: "https://api.example.com/notes")!, headers: headers, body: Data("local".utf8))
+    return OfflineItem.enqueued(request, requiresAuth: true, id: 1, idempotencyKey: "key", now: start, expiry: limits.expiry)
+}
+
+private func response(_ status: Int, etag: String? = nil) -> HTTPResponse {
+    HTTPResponse(status: status, headers: etag.map { ["ETag": $0] } ?? [:], body: Data("server".utf8))
+}
+
+@Suite struct OfflineItemTransitionsTests {
+    @Test("an enqueued item waits, without the Authorization header, expiring after the expiry")
+    func enqueued() {
+        let item = item()
+        #expect(item.state == .queued)
+        #expect(!item.request.headers.contains("Authorization"))
+        #expect(item.request.headers["Content-Type"] == "application/json")
+        #expect(item.expiresAt == start.addingTimeInterval(3600))
+        #expect(item.isDue(at: start))
+    }
+
+    @Test("delivered leaves the queue; an interruption waits again without counting an attempt")
+    func deliveredAndInterrupted() {
+        let sending = item().claimed()
+        let delivered = sending.settled(by: .delivered(status: 201), now: start, limits: limits)
+        #expect(delivered.item == nil)
+        #expect(delivered.event == .delivered(itemID: 1, status: 201))
+        let interrupted = sending.settled(by: .interrupted("noConnection"), now: start, limits: limits)
+        #expect(interrupted.item?.state == .queued)
+        #expect(interrupted.item?.attempts == 0)
+        #expect(interrupted.event == nil)
+    }
+
+    @Test("retryable failures back off until the last attempt makes a dead letter")
+    func retriesThenDead() {
+        var current = item()
+        for attempt in 1...2 {
+            let change = current.claimed().settled(by: .failed(.serverError(response(503))), now: start, limits: limits)
+            current = change.item!
+            #expect(current.state == .retrying)
+            #expect(current.attempts == attempt)
+            #expect(current.nextAttemptAt == start.addingTimeInterval(10))
+            #expect(!current.isDue(at: start.addingTimeInterval(9)))
+            #expect(current.isDue(at: start.addingTimeInterval(10)))
+        }
+        let last = current.claimed().settled(by: .failed(.serverError(response(503))), now: start, limits: limits)
+        #expect(last.item?.state == .dead)
+        #expect(last.item?.attempts == 3)
+        guard case .deadLettered(1, _) = last.event else { Issue.record("\(String(describing: last.event))"); return }
+    }
+
+    @Test("a permanent failure is a dead letter at once; retrying it starts over")
+    func permanentFailure() {
+        let dead = item().claimed().settled(by: .failed(.serverError(response(422))), now: start, limits: limits).item!
+        #expect(dead.state == .dead)
+        #expect(dead.lastError?.contains("422") == true)
+        let later = start.addingTimeInterval(7200)
+        let retried = dead.retried(now: later, expiry: limits.expiry)
+        #expect(retried.state == .queued)
+        #expect(retried.attempts == 0)
+        #expect(retried.expiresAt == later.addingTimeInterval(3600))
+    }
+
+    @Test("an item waiting past its expiry expires; one in flight does not")
+    func expiry() {
+        let late = start.addingTimeInterval(3600)
+        #expect(item().expiring(now: start.addingTimeInterval(3599)) == nil)
+        let expired = item().expiring(now: late)
+        #expect(expired?.item?.state == .expired)
+        #expect(expired?.event == .expired(itemID: 1))
+        #expect(item().claimed().expiring(now: late) == nil)
+    }
+
+    @Test("a process death during a replay leaves it queued with the same key")
+    func recovery() {
+        let recovered = item().claimed().recovered()
+        #expect(recovered.state == .queued)
+        #expect(recovered.idempotencyKey == "key")
+    }
+
+    @Test("conflicts: serverWins drops, clientWins sends If-Match under a new key, merge sends the merged body, manual parks")
+    func conflicts() {
+        let sending = item().claimed()
+        let dropped = sending.settled(by: .conflict(response(409), .serverWins), now: start, limits: limits)
+        #expect(dropped.item == nil)
+        #expect(dropped.event == .conflictResolved(itemID: 1, resolution: "serverWins"))
+
+        let client = sending.settled(by: .conflict(response(412, etag: "\"v7\""), .clientWins), now: start, limits: limits).item!
+        #expect(client.state == .queued)
+        #expect(client.request.headers["If-Match"] == "\"v7\"")
+        #expect(client.idempotencyKey == "key~1")
+        #expect(client.request.body == Data("local".utf8))
+
+        let merged = sending.settled(by: .conflict(response(409), .merge(Data("both".utf8))), now: start, limits: limits).item!
+        #expect(merged.request.body == Data("both".utf8))
+        #expect(merged.idempotencyKey == "key~1")
+
+        let parked = sending.settled(by: .conflict(response(409), .manual), now: start, limits: limits)
+        #expect(parked.item?.state == .conflict)
+        #expect(parked.item?.serverResponse?.body == Data("server".utf8))
+        #expect(parked.event == .conflict(itemID: 1, status: 409))
+        let resolved = parked.item!.resolved(by: .clientWins)
+        #expect(resolved.item?.state == .queued)
+        #expect(resolved.item?.idempotencyKey == "key~1")
+    }
+
+    @Test("a write that keeps conflicting becomes a dead letter after the attempts")
+    func endlessConflict() {
+        var current = item()
+        for _ in 1...2 {
+            current = current.claimed().settled(by: .conflict(response(409), .clientWins), now: start, limits: limits).item!
+            #expect(current.state == .queued)
+        }
+        let last = current.claimed().settled(by: .conflict(response(409), .clientWins), now: start, limits: limits)
+        #expect(last.item?.state == .dead)
+        #expect(current.idempotencyKey == "key~2")
+    }
+}

@@ -1,0 +1,309 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// A client of `baseURL` with an offline queue in `directory` and connectivity from request
+/// outcomes and the app only (no link watcher, no probe).
+func offlineClient(
+    _ baseURL: URL, directory: URL? = nil, clock: any TimeSource = ManualClock(), debounce: Duration = .zero,
+    restarts: RestartPolicy = RestartPolicy(),
+    configure: (inout APIClient.Configuration.Offline) -> Void = { _ in }
+) -> APIClient {
+    client(baseURL, retryPolicy: .never, clock: clock) {
+        $0.restarts = restarts
+        $0.connectivity = .init(debounce: debounce, watchesLink: false)
+        var offline = APIClient.Configuration.Offline(
+            storageFile: directory?.appendingPathComponent("offline.sqlite"), retryBackoff: .constant(.seconds(10)))
+        configure(&offline)
+        $0.offline = offline
+    }
+}
+
+/// A note write that may be queued.
+func noteWrite(_ n: Int, method: HTTPMethod = .post, path: String = "notes") -> Endpoint<EmptyResponse> {
+    Endpoint(path: path, method: method, body: ["n": n], options: RequestOptions(offline: .queueWhenOffline))
+}
+
+/// The item id a queued call failed with.
+func queuedID(_ call: () async throws(NetworkError) -> Void) async -> Int64? {
+    do {
+        try await call()
+        return nil
+    } catch {
+        if case .queued(let id) = error { return id }
+        Issue.record("expected queued, got \(error)")
+        return nil
+    }
+}
+
+/// Reads `stream` until `done` says stop; returns what it read.
+func collect<Event: Sendable>(_ stream: AsyncStream<Event>, until done: ([Event]) -> Bool) async -> [Event] {
+    var seen: [Event] = []
+    for await event in stream {
+        seen.append(event)
+        if done(seen) { break }
+    }
+    return seen
+}
+
+func deliveredCount(_ events: [OfflineEvent]) -> Int {
+    events.filter { if case .delivered = $0 { true } else { false } }.count
+}
+
+@Suite struct OfflineSyncTests {
+    @Test("offline: 100 writes are queued; when connectivity returns the server receives all 100, in order, each with its key")
+    func hundredWrites() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        let base = try await server.switchableURL(up: false)
+        try await server.script("/notes", method: "POST", [.json(201, "{}")])
+        let api = offlineClient(base, directory: try temporaryDirectory())
+        let events = api.offlineEvents()
+        var ids: [Int64] = []
+        for n in 0..<100 {
+            let id = await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(n)) }
+            ids.append(try #require(id))
+        }
+        #expect(ids == Array(1...100))
+        #expect(api.connectivity == .offline)   // learnt from the first refused connection
+        #expect(api.pendingOfflineCount == 100)
+        let keys = try await api.offlineItems().map(\.idempotencyKey)
+
+        try await server.setSwitchable(up: true)
+        api.reportConnectivity(.online)
+        let seen = await collect(events) { deliveredCount($0) == 100 }
+        #expect(seen.filter { if case .enqueued = $0 { true } else { false } }.count == 100)
+
+        let received = try await server.requests(path: "/notes")
+        #expect(received.map(\.bodyText) == (0..<100).map { #"{"n":\#($0)}"# })
+        #expect(received.map { $0.header("Idempotency-Key") ?? "" } == keys)
+        #expect(Set(keys).count == 100)
+        #expect(try await api.offlineItems().isEmpty)
+        #expect(api.pendingOfflineCount == 0)
+        await api.shutdown()
+    }
+
+    @Test("a write sent while online goes out at once; a GET is never queued")
+    func onlineWritesAreSent() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/notes", [.json(201, "{}")])
+        let api = offlineClient(server.baseURL)
+        _ = try await api.send(noteWrite(1))
+        #expect(try await api.offline!.monitor.ask { .state($0) } == .online)
+        #expect(api.connectivity == .online)
+        let down = offlineClient(try await server.switchableURL(up: false))
+        do {
+            _ = try await down.send(Endpoint<EmptyResponse>(path: "notes", options: RequestOptions(offline: .queueWhenOffline)))
+            Issue.record("a GET succeeded against a closed port")
+        } catch {
+            guard case .noConnection = error else { Issue.record("\(error)"); return }
+        }
+        #expect(down.pendingOfflineCount == 0)
+        await api.shutdown()
+        await down.shutdown()
+    }
+
+    @Test("a write that keeps failing is retried after its backoff, then kept as a dead letter")
+    func deadLetter() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/notes", [.json(503, #"{"message":"busy"}"#)])
+        let clock = ManualClock()
+        let api = offlineClient(server.baseURL, clock: clock) { $0.maxAttempts = 3 }
+        let events = api.offlineEvents()
+        let id = try await api.enqueue(noteWrite(1))
+        for attempt in 1...3 {
+            let progress = try await api.syncNow()
+            #expect(progress.failed == 1, "attempt \(attempt)")
+            #expect(try await api.syncNow().failed == 0)   // not due before its backoff
+            clock.advance(by: .seconds(10))
+        }
+        let items = try await api.offlineItems()
+        #expect(items.map(\.state) == [.dead])
+        #expect(items.first?.attempts == 3)
+        #expect(try await server.requests(path: "/notes").count == 3)
+        let seen = await collect(events) { $0.contains { if case .deadLettered = $0 { true } else { false } } }
+        #expect(seen.contains { if case .retrying(id, 2, let error) = $0 { error.hasPrefix("serverError(503)") } else { false } })
+        try await api.retryOfflineItem(id)
+        try await server.script("/notes", [.json(201, "{}")])
+        _ = try await api.syncNow()
+        #expect(try await api.offlineItems().isEmpty)
+        await api.shutdown()
+    }
+
+    @Test("an expired write is kept and reported, not sent")
+    func expired() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        let clock = ManualClock()
+        let api = offlineClient(server.baseURL, clock: clock) { $0.expiry = .seconds(3600) }
+        let id = try await api.enqueue(noteWrite(1))
+        clock.advance(by: .seconds(3600))
+        _ = try await api.syncNow()
+        #expect(try await api.offlineItems().map(\.state) == [.expired])
+        #expect(try await server.requests(path: "/notes").isEmpty)
+        try await api.removeOfflineItem(id)
+        #expect(try await api.offlineItems().isEmpty)
+        await api.shutdown()
+    }
+
+    @Test("a full queue refuses the write with queueFull")
+    func queueFull() async throws {
+        let api = offlineClient(URL(string: "http://127.0.0.1:9")!) { $0.maxItems = 2 }
+        _ = try await api.enqueue(noteWrite(1))
+        _ = try await api.enqueue(noteWrite(2))
+        do {
+            _ = try await api.enqueue(noteWrite(3))
+            Issue.record("stored beyond the limit")
+        } catch {
+            guard case .queueFull(2) = error else { Issue.record("\(error)"); return }
+        }
+        await api.shutdown()
+    }
+
+    @Test("conflict serverWins: the local write is dropped and reported")
+    func serverWins() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/doc", [.json(409, #"{"title":"theirs"}"#, headers: ["ETag": "\"v2\""])])
+        let api = offlineClient(server.baseURL) { $0.conflicts = .serverWins }
+        let events = api.offlineEvents()
+        let id = try await api.enqueue(noteWrite(1, method: .put, path: "doc"))
+        let progress = try await api.syncNow()
+        #expect(progress.done == 1)
+        #expect(try await api.offlineItems().isEmpty)
+        #expect(try await server.requests(path: "/doc").count == 1)
+        let seen = await collect(events) { $0.count == 2 }
+        #expect(seen.last == .conflictResolved(itemID: id, resolution: "serverWins"))
+        await api.shutdown()
+    }
+
+    @Test("conflict clientWins: replayed with If-Match set to the server's ETag, under a new key")
+    func clientWins() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        let conflict = ScriptedResponse.json(412, #"{"title":"theirs"}"#, headers: ["ETag": "\"v2\""])
+        try await server.script("/doc", [ScriptedResponse.json(200, "{}").when(header: "If-Match", is: "\"v2\"", otherwise: conflict)])
+        let api = offlineClient(server.baseURL) { $0.conflicts = .clientWins }
+        _ = try await api.enqueue(noteWrite(1, method: .put, path: "doc"))
+        let progress = try await api.syncNow()
+        #expect(progress.done == 1)
+        let received = try await server.requests(path: "/doc")
+        #expect(received.count == 2)
+        #expect(received[1].header("If-Match") == "\"v2\"")
+        #expect(received[1].bodyText == #"{"n":1}"#)
+        let keys = received.compactMap { $0.header("Idempotency-Key") }
+        #expect(keys.count == 2 && keys[1] == keys[0] + "~1")
+        #expect(try await api.offlineItems().isEmpty)
+        await api.shutdown()
+    }
+
+    @Test("conflict merge: the merged body of the local and the server's versions is sent")
+    func merge() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/doc", [.json(409, #"{"server":true}"#), .json(200, "{}")])
+        let api = offlineClient(server.baseURL) {
+            $0.conflicts = .merge { local, remote in
+                Data((String(decoding: local, as: UTF8.self) + "+" + String(decoding: remote, as: UTF8.self)).utf8)
+            }
+        }
+        _ = try await api.enqueue(noteWrite(1, method: .put, path: "doc"))
+        #expect(try await api.syncNow().done == 1)
+        let received = try await server.requests(path: "/doc")
+        #expect(received.map(\.bodyText) == [#"{"n":1}"#, #"{"n":1}+{"server":true}"#])
+        await api.shutdown()
+    }
+
+    @Test("conflict manual: parked with the server's answer, resolved later through the API")
+    func manual() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/doc", [.json(409, #"{"server":true}"#, headers: ["ETag": "\"v3\""]), .json(200, "{}")])
+        let api = offlineClient(server.baseURL) { $0.conflicts = .manual }
+        let events = api.offlineEvents()
+        let id = try await api.enqueue(noteWrite(1, method: .put, path: "doc"))
+        _ = try await api.syncNow()
+        let parked = try await api.offlineItems()
+        #expect(parked.map(\.state) == [.conflict])
+        #expect(parked.first?.serverResponse?.body == Data(#"{"server":true}"#.utf8))
+        let seen = await collect(events) { $0.count == 2 }
+        #expect(seen.last == .conflict(itemID: id, status: 409))
+        try await api.resolveConflict(id, with: .merge(Data(#"{"n":1,"server":true}"#.utf8)))
+        #expect(try await api.syncNow().done == 1)
+        let received = try await server.requests(path: "/doc")
+        #expect(received.last?.bodyText == #"{"n":1,"server":true}"#)
+        #expect(try await api.offlineItems().isEmpty)
+        await api.shutdown()
+    }
+
+    @Test("connectivity flapping 50 times within the debounce: one change, one drain, no duplicates")
+    func flapping() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/notes", [.json(201, "{}")])
+        let clock = ManualClock()
+        let api = offlineClient(server.baseURL, clock: clock, debounce: .seconds(1))
+        let changes = api.connectivityEvents()
+        let progress = api.syncProgress()
+        api.reportConnectivity(.offline)
+        for n in 0..<5 { _ = try await api.enqueue(noteWrite(n)) }
+        for flap in 0..<50 { api.reportConnectivity(flap.isMultiple(of: 2) ? .online : .offline) }
+        api.reportConnectivity(.online)
+        // Every report handled (the monitor answers in order), then the debounce passes.
+        _ = try await api.offline!.monitor.ask { .state($0) }
+        clock.advance(by: .seconds(1))
+        let drains = await collect(progress) { $0.last?.isFinished == true }
+        #expect(drains.last?.done == 5)
+        #expect(await collect(changes) { $0.count == 2 }.map(\.state) == [.offline, .online])
+        let received = try await server.requests(path: "/notes")
+        #expect(received.count == 5)
+        #expect(Set(received.compactMap { $0.header("Idempotency-Key") }).count == 5)
+        // No second drain: a syncNow now finds nothing, and the server saw nothing more.
+        #expect(try await api.syncNow().total == 0)
+        #expect(try await server.requests(path: "/notes").count == 5)
+        await api.shutdown()
+    }
+
+    @Test("the queue and the coordinator restarted by the supervisor mid-drain: nothing lost, no duplicate without the same key")
+    func restartsMidDrain() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/notes", [.json(201, "{}")])
+        let settles = Locked(0)
+        let finishes = Locked(0)
+        // Restarts wait on the system clock (a short backoff), and five are allowed.
+        let restarts = RestartPolicy(maxRestarts: 5, period: .seconds(60), initialDelay: .milliseconds(1), maximumDelay: .milliseconds(10))
+        let api = offlineClient(server.baseURL, directory: try temporaryDirectory(), clock: SystemTimeSource(), restarts: restarts) {
+            $0.queueFault = { message in
+                guard case .settle = message else { return nil }
+                let count = settles.withLock { $0 += 1; return $0 }
+                return count == 10 || count == 25 ? InjectedFailure(label: "queue") : nil
+            }
+            $0.coordinatorFault = { message in
+                guard case .drainFinished = message else { return nil }
+                return finishes.withLock { $0 += 1; return $0 } == 1 ? InjectedFailure(label: "coordinator") : nil
+            }
+        }
+        for n in 0..<40 { _ = try await api.enqueue(noteWrite(n)) }
+        var rounds = 0
+        while api.pendingOfflineCount > 0, rounds < 20 {
+            rounds += 1
+            do { _ = try await api.syncNow() } catch { continue }   // a restart may answer componentRestarted
+        }
+        #expect(settles.withLock { $0 } >= 25 && finishes.withLock { $0 } >= 1)   // every fault happened
+        #expect(api.pendingOfflineCount == 0)
+        #expect(try await api.offlineItems().isEmpty)
+        let received = try await server.requests(path: "/notes")
+        var keysByBody: [String: Set<String>] = [:]
+        for request in received { keysByBody[request.bodyText, default: []].insert(request.header("Idempotency-Key") ?? "") }
+        #expect(keysByBody.count == 40)
+        #expect(keysByBody.values.allSatisfy { $0.count == 1 })
+        let records = try await server.idempotencyKeys()
+        #expect(records.count == 40 && records.values.allSatisfy { $0.processed == 1 })
+        await api.shutdown()
+    }
+}
