@@ -77,6 +77,13 @@ final class Benchmark {
         let coalescing = await Coalescing.transportCalls(callers: 1000)
         print("coalescing: \(coalescing.calls) transport call(s) for 1000 identical concurrent GETs (\(coalescing.failures) failed)")
 
+        let offline = await OfflineThroughput.measure(
+            concurrentWrites: options.quick ? 6_400 : 64_000, sequentialWrites: options.quick ? 500 : 2_000)
+        print(String(
+            format: "offline queue: %.0f durable enqueues/s with 64 enqueuers (target >= 20000), %.0f/s with one awaiting each (target >= 1000); drain %.0f items/s (in-memory transport)",
+            offline.concurrentPerSecond, offline.sequentialPerSecond, offline.drainPerSecond)
+            + (offline.failures > 0 ? " (\(offline.failures) failed)" : ""))
+
         // What one message costs in this runtime (tell: one enqueue + handle; ask: a round trip).
         let runtime = await RuntimeCosts.measure(messages: options.quick ? 200_000 : 2_000_000)
         print(String(format: "runtime: %.0f ns per tell, %.0f ns per ask (one sender, release build)", runtime.tellNanos, runtime.askNanos))
@@ -90,11 +97,16 @@ final class Benchmark {
                 let tellNanos: Double
                 let askNanos: Double
                 let coalescingTransportCallsPer1000: Int
+                let offlineEnqueuesPerSecond64: Double
+                let offlineEnqueuesPerSecond1: Double
+                let offlineDrainPerSecond: Double
             }
             do {
                 let output = Output(
                     scenarios: rows, tellNanos: runtime.tellNanos, askNanos: runtime.askNanos,
-                    coalescingTransportCallsPer1000: coalescing.calls)
+                    coalescingTransportCallsPer1000: coalescing.calls,
+                    offlineEnqueuesPerSecond64: offline.concurrentPerSecond, offlineEnqueuesPerSecond1: offline.sequentialPerSecond,
+                    offlineDrainPerSecond: offline.drainPerSecond)
                 try encoder.encode(output).write(to: URL(fileURLWithPath: jsonPath))
             } catch {
                 fail("could not write \(jsonPath): \(error)")

@@ -72,8 +72,8 @@ struct OfflineComponents: Sendable {
                 try await SyncCoordinator.forwardConnectivity(coordinator, events: events, current: connectivity)
             },
             ChildSpec(name: "SyncTimer") {
-                while true {
-                    try await clock.sleep(for: interval)
+                while !Task.isCancelled {
+                    do { try await clock.sleep(for: interval) } catch { return }
                     try coordinator.send(.tick)
                 }
             },

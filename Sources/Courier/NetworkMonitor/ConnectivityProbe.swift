@@ -11,14 +11,14 @@ struct ConnectivityProbe: Sendable {
     let clock: any TimeSource
     let monitor: Mailbox<NetworkMonitor.Message>
 
-    /// Probes until cancelled.
+    /// Probes until cancelled (then returns normally), or until the monitor's mailbox closes.
     func run() async throws {
         var failures = 0
         while !Task.isCancelled {
             let reachable = await probe()
             failures = reachable ? 0 : failures + 1
             try monitor.send(.observe(reachable ? .online : .offline, .probe))
-            try await clock.sleep(for: schedule.delay(afterFailures: failures))
+            do { try await clock.sleep(for: schedule.delay(afterFailures: failures)) } catch { return }
         }
     }
 
@@ -30,6 +30,8 @@ struct ConnectivityProbe: Sendable {
         do {
             _ = try await transport.send(request)
             return true
+        } catch .responseTooLarge {
+            return true   // an answer came back: the network works
         } catch {
             return false
         }
