@@ -288,7 +288,9 @@ final class ScriptedServer: Sendable {
             return !stopped
         }
         guard first else { return }
-        session.invalidateAndCancel()
+        // Cancel, never invalidate: a control call a test left behind would trap on an
+        // invalidated session ("Session invalidated"); on a stopped server it just fails.
+        session.getAllTasks { tasks in tasks.forEach { $0.cancel() } }
         // Closing stdin alone makes the server exit (its stdin watchdog sees EOF);
         // SIGTERM is a second, faster path.
         try? stdinPipe.fileHandleForWriting.close()

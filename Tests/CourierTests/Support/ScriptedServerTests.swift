@@ -12,7 +12,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/retry", [.status(503), .status(503), .json(200, #"{"ok":true}"#)])
             let client = Client()
-            defer { client.close() }
 
             var statuses: [Int] = []
             for _ in 0..<4 {
@@ -30,7 +29,6 @@ import Testing
     func rescriptingAndMethods() async throws {
         try await withScriptedServer { server in
             let client = Client()
-            defer { client.close() }
             let url = server.baseURL.appendingPathComponent("thing")
 
             try await server.script("/thing", [.status(500)])
@@ -51,7 +49,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/echo", [.echo])
             let client = Client()
-            defer { client.close() }
 
             var request = URLRequest(url: URL(string: "\(server.baseURL.absoluteString)/echo?b=2&a=1")!)
             request.httpMethod = "PUT"
@@ -87,7 +84,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/upload", [.status(200)])
             let client = Client()
-            defer { client.close() }
 
             let payload = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0) })
             var request = URLRequest(url: server.baseURL.appendingPathComponent("upload"))
@@ -105,7 +101,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/slow", [.status(200)])
             let client = Client()
-            defer { client.close() }
             let url = server.baseURL.appendingPathComponent("slow")
 
             // Requests to /slow/<n> are not counted: waiting matches the path exactly.
@@ -132,7 +127,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/hold", [.hold])
             let client = Client()
-            defer { client.close() }
 
             // A completion-handler task, so the test controls exactly when cancel() happens.
             let (outcome, report) = AsyncStream.makeStream(of: URLError.Code?.self)
@@ -156,7 +150,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/late", [.delayed(0.5, status: 202, body: "late")])
             let client = Client()
-            defer { client.close() }
 
             let clock = ContinuousClock()
             let start = clock.now
@@ -173,7 +166,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/big", [.sized(1_000_000)])
             let client = Client()
-            defer { client.close() }
 
             let (status, body) = try await client.get(server.baseURL.appendingPathComponent("big"))
             #expect(status == 200)
@@ -187,7 +179,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/h", [.text(200, "some body")])
             let client = Client()
-            defer { client.close() }
 
             var request = URLRequest(url: server.baseURL.appendingPathComponent("h"))
             request.httpMethod = "HEAD"
@@ -202,7 +193,6 @@ import Testing
     func notFoundByDefault() async throws {
         try await withScriptedServer { server in
             let client = Client()
-            defer { client.close() }
 
             let (status, body) = try await client.get(server.baseURL.appendingPathComponent("nowhere"))
             #expect(status == 404)
@@ -215,7 +205,6 @@ import Testing
     func reset() async throws {
         try await withScriptedServer { server in
             let client = Client()
-            defer { client.close() }
             let url = server.baseURL.appendingPathComponent("r")
 
             try await server.script("/r", [.status(200)])
@@ -230,7 +219,6 @@ import Testing
     func stopEndsTheProcess() async throws {
         let server = try await ScriptedServer.start()
         let client = Client()
-        defer { client.close() }
         let url = server.baseURL.appendingPathComponent("anything")
         #expect(try await client.get(url).status == 404)
 
@@ -260,7 +248,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/s", [.text(200, "on")])
             let client = Client()
-            defer { client.close() }
             let base = try await server.switchableURL()
             #expect(base.port != nil && base.port != server.port)
             let url = base.appendingPathComponent("s")
@@ -277,7 +264,6 @@ import Testing
             // The client still pooled a connection to that port: it is not served either.
             #expect(connectionFailures.contains(await failure(of: client, url)))
             let fresh = Client()
-            defer { fresh.close() }
             #expect(await failure(of: fresh, url) == .cannotConnectToHost)
             // The main port is unaffected.
             #expect(try await client.get(server.baseURL.appendingPathComponent("s")).status == 200)
@@ -296,7 +282,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/slow", [.delayed(30, body: "late")])
             let client = Client()
-            defer { client.close() }
             let url = try await server.switchableURL().appendingPathComponent("slow")
 
             let call = Task { await failure(of: client, url) }
@@ -315,7 +300,6 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/pay", method: "POST", [.json(201, #"{"n":1}"#), .json(201, #"{"n":2}"#)])
             let client = Client()
-            defer { client.close() }
             let url = server.baseURL.appendingPathComponent("pay")
 
             let (firstBody, first) = try await client.send(.post(url, key: "k1"))
@@ -351,7 +335,6 @@ import Testing
             try await server.script("/slow", [.delayed(5, body: "slow")])
             try await server.script("/held", [.hold, .text(200, "done")])
             let client = Client()
-            defer { client.close() }
 
             let slow = server.baseURL.appendingPathComponent("slow")
             let first = Task { try await client.send(.post(slow, key: "busy")) }
@@ -409,7 +392,9 @@ import Testing
 
 // MARK: - Helpers
 
-/// A plain ephemeral URLSession for talking to the scripted server.
+/// A plain ephemeral URLSession for talking to the scripted server. Never invalidated: a test
+/// that ends early (a timeout under load) may leave a request task behind, and
+/// FoundationNetworking traps ("Session invalidated") when a task starts on an invalidated session.
 private final class Client: Sendable {
     let session: URLSession
 
@@ -425,10 +410,6 @@ private final class Client: Sendable {
     func get(_ url: URL) async throws -> (status: Int, body: Data) {
         let (data, response) = try await send(URLRequest(url: url))
         return (response.statusCode, data)
-    }
-
-    func close() {
-        session.invalidateAndCancel()
     }
 }
 
