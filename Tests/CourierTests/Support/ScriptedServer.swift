@@ -270,7 +270,7 @@ final class ScriptedServer: Sendable {
         try process.run()
 
         do {
-            let port = try await readPort(from: stdoutPipe.fileHandleForReading, process: process, timeout: 10)
+            let port = try await readPort(from: stdoutPipe.fileHandleForReading, process: process, timeout: 30)
             return ScriptedServer(port: port, process: process, stdinPipe: stdinPipe, stdoutPipe: stdoutPipe)
         } catch {
             if process.isRunning { process.terminate() }
@@ -332,7 +332,7 @@ final class ScriptedServer: Sendable {
     /// Waits until at least `count` requests to `path` have arrived and returns all requests to `path`.
     ///
     /// Throws ``ScriptedServerError/timedOut(_:)`` after `timeout` seconds.
-    func waitForRequests(path: String, count: Int, timeout: Double = 5) async throws -> [ReceivedRequest] {
+    func waitForRequests(path: String, count: Int, timeout: Double = 30) async throws -> [ReceivedRequest] {
         let query = [
             URLQueryItem(name: "path", value: path),
             URLQueryItem(name: "count", value: String(count)),
@@ -349,7 +349,7 @@ final class ScriptedServer: Sendable {
     /// Waits until a held request on `path` saw its client disconnect.
     ///
     /// Returns `false` if that did not happen within `timeout` seconds.
-    func waitForDisconnect(path: String, timeout: Double = 5) async throws -> Bool {
+    func waitForDisconnect(path: String, timeout: Double = 30) async throws -> Bool {
         let query = [
             URLQueryItem(name: "path", value: path),
             URLQueryItem(name: "timeout", value: String(timeout)),

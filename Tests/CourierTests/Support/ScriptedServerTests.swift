@@ -111,7 +111,7 @@ import Testing
                     _ = try await client.get(url)
                 }
             }
-            let seen = try await server.waitForRequests(path: "/slow", count: 3, timeout: 5)
+            let seen = try await server.waitForRequests(path: "/slow", count: 3, timeout: 30)
             #expect(seen.count >= 3)
             #expect(seen.allSatisfy { $0.path == "/slow" })
             try await senders.value
@@ -139,7 +139,7 @@ import Testing
             _ = try await server.waitForRequests(path: "/hold", count: 1)
             #expect(try await server.waitForDisconnect(path: "/hold", timeout: 0.2) == false)
             task.cancel()
-            #expect(try await server.waitForDisconnect(path: "/hold", timeout: 5))
+            #expect(try await server.waitForDisconnect(path: "/hold", timeout: 30))
             var outcomes = outcome.makeAsyncIterator()
             #expect(await outcomes.next() == .some(.cancelled))
         }

@@ -106,6 +106,37 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         await down.shutdown()
     }
 
+    @Test("connectivity dropping mid-drain stops the drain; it resumes when connectivity returns, without duplicates")
+    func stopsAndResumes() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/notes", [ScriptedResponse.json(201, "{}").with(delay: 0.2)])
+        let api = offlineClient(server.baseURL, clock: SystemTimeSource())
+        let events = api.offlineEvents()
+        let progress = api.syncProgress()
+        api.reportConnectivity(.offline)
+        _ = try await api.offline!.monitor.ask { .state($0) }
+        for n in 0..<10 { _ = try await api.enqueue(noteWrite(n)) }
+        api.reportConnectivity(.online)
+        let before = deliveredCount(await collect(events) { deliveredCount($0) == 3 })
+        api.reportConnectivity(.offline)
+        // The drain that was stopped (drains started before `online` found the monitor offline
+        // and delivered nothing).
+        let stopped = await collect(progress) { ($0.last?.isFinished ?? false) && $0.last!.done >= 3 }.last
+        #expect((stopped?.done ?? 10) < 10)
+        #expect(api.pendingOfflineCount > 0)
+
+        api.reportConnectivity(.online)
+        _ = await collect(events) { deliveredCount($0) == 10 - before }
+        #expect(api.pendingOfflineCount == 0)
+        var keysByBody: [String: Set<String>] = [:]
+        for request in try await server.requests(path: "/notes") {
+            keysByBody[request.bodyText, default: []].insert(request.header("Idempotency-Key") ?? "")
+        }
+        #expect(keysByBody.count == 10 && keysByBody.values.allSatisfy { $0.count == 1 })
+        await api.shutdown()
+    }
+
     @Test("a write that keeps failing is retried after its backoff, then kept as a dead letter")
     func deadLetter() async throws {
         let server = try await ScriptedServer.start()
@@ -127,8 +158,8 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         #expect(try await server.requests(path: "/notes").count == 3)
         let seen = await collect(events) { $0.contains { if case .deadLettered = $0 { true } else { false } } }
         #expect(seen.contains { if case .retrying(id, 2, let error) = $0 { error.hasPrefix("serverError(503)") } else { false } })
-        try await api.retryOfflineItem(id)
         try await server.script("/notes", [.json(201, "{}")])
+        try await api.retryOfflineItem(id)   // queued again, and a drain is started
         _ = try await api.syncNow()
         #expect(try await api.offlineItems().isEmpty)
         await api.shutdown()
