@@ -9,6 +9,8 @@ struct Options {
         case baseline
         case cacheHit = "cache-hit"
         case cacheMiss = "cache-miss"
+        /// Durable enqueues by 64 concurrent enqueuers, then their drain.
+        case offline
     }
 
     var quick = false
@@ -38,7 +40,7 @@ struct Options {
                 options.url = url
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
-                    fail("--profile needs pipeline, baseline, cache-hit or cache-miss")
+                    fail("--profile needs pipeline, baseline, cache-hit, cache-miss or offline")
                 }
                 options.profile = path
             case "--requests":
@@ -50,7 +52,7 @@ struct Options {
             case "--help", "-h":
                 print("""
                     usage: courier-bench [--quick] [--json PATH] [--url URL]
-                           courier-bench --profile pipeline|baseline|cache-hit|cache-miss [--requests N] [--concurrency N] [--url URL]
+                           courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline [--requests N] [--concurrency N] [--url URL]
                     """)
                 exit(0)
             default: fail("unknown argument \(argument) (try --help)")

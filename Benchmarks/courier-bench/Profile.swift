@@ -9,12 +9,20 @@ struct Profile {
     let path: Options.ProfilePath
 
     func run() async {
+        if path == .offline {
+            let result = await OfflineThroughput.measure(concurrentWrites: options.requests, sequentialWrites: 0)
+            print(String(
+                format: "profile: offline, %d writes by 64 enqueuers: %.0f durable enqueues/s, drain %.0f items/s, %d failed",
+                options.requests, result.concurrentPerSecond, result.drainPerSecond, result.failures))
+            return
+        }
         let scenario = Scenario(url: options.url)
         let operation = switch path {
         case .pipeline: scenario.piped
         case .baseline: scenario.raw
         case .cacheHit: scenario.cacheHit
         case .cacheMiss: scenario.cacheMiss
+        case .offline: scenario.raw   // handled above
         }
         _ = await measure(requests: 1_000, concurrency: options.concurrency, operation)
         let before = (try? await scenario.client.pipelineStats().messagesHandled) ?? 0

@@ -43,8 +43,10 @@ extension APIClient.Configuration {
     /// or ``APIClient/enqueue(_:)``) stored in SQLite and replayed in order, once, by the
     /// ``SyncCoordinator`` when connectivity returns.
     public struct Offline: Sendable {
-        /// The SQLite database file (its directory must exist). Default none: the queue lives in
-        /// memory and does not survive the process (for tests; apps should set a file).
+        /// The SQLite database file (its directory must exist), owned by this client alone: a
+        /// second client on the same file gets ``NetworkError/storageFailed(_:)``. Default none:
+        /// the queue lives in memory and does not survive the process (for tests; apps should
+        /// set a file).
         public var storageFile: URL?
         /// The most items stored (waiting, dead, parked, expired); beyond it enqueues fail with
         /// ``NetworkError/queueFull(limit:)``. Default 1000.

@@ -6,7 +6,11 @@ import Foundation
 final class OfflineStore {
     private let database: SQLiteDatabase
 
+    /// The table, and exclusive locking: one queue owns the file (a second client on the same
+    /// file gets `storageFailed` instead of replaying the same writes), and a transaction then
+    /// takes no file locks of its own.
     static let schema = """
+        PRAGMA locking_mode=EXCLUSIVE;
         CREATE TABLE IF NOT EXISTS items (
             id INTEGER PRIMARY KEY AUTOINCREMENT, method TEXT NOT NULL, url TEXT NOT NULL, headers BLOB NOT NULL,
             body BLOB, requires_auth INTEGER NOT NULL, idempotency_key TEXT NOT NULL, created_at REAL NOT NULL,
@@ -114,14 +118,23 @@ final class OfflineStore {
         ]
     }
 
+    /// Header fields as HTTP/1.1 writes them, `name: value` lines ended by CR LF (a stored
+    /// request's fields were validated to hold no CR or LF).
     private static func encode(_ headers: HTTPHeaders) -> Data {
-        (try? JSONEncoder().encode(headers.map { [$0.name, $0.value] })) ?? Data("[]".utf8)
+        var text = ""
+        for field in headers { text += field.name + ": " + field.value + "\r\n" }
+        return Data(text.utf8)
     }
 
+    /// The fields `encode` wrote; `nil` if `data` is not that.
     private static func headers(_ data: Data) -> HTTPHeaders? {
-        guard let fields = try? JSONDecoder().decode([[String]].self, from: data) else { return nil }
+        guard let text = String(data: data, encoding: .utf8) else { return nil }
         var headers = HTTPHeaders()
-        for field in fields where field.count == 2 { headers.add(name: field[0], value: field[1]) }
+        for line in text.split(separator: "\r\n", omittingEmptySubsequences: true) {
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let value = line[line.index(after: colon)...].drop { $0 == " " }
+            headers.add(name: String(line[..<colon]), value: String(value))
+        }
         return headers
     }
 }

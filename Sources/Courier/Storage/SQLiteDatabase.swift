@@ -22,6 +22,9 @@ final class SQLiteDatabase {
 
     private let handle: OpaquePointer
     let path: String
+    /// Prepared statements by SQL text, kept for reuse (reset after each use): preparing costs
+    /// more than running a small statement.
+    private var statements: [String: OpaquePointer] = [:]
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle
@@ -29,6 +32,7 @@ final class SQLiteDatabase {
     }
 
     deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
     }
 
@@ -105,7 +109,7 @@ final class SQLiteDatabase {
     @discardableResult
     func run(_ sql: String, _ parameters: [Value]) throws -> Int {
         let statement = try prepare(sql, parameters)
-        defer { sqlite3_finalize(statement) }
+        defer { sqlite3_reset(statement) }
         let status = sqlite3_step(statement)
         guard status == SQLITE_DONE || status == SQLITE_ROW else { throw failure(status) }
         return Int(sqlite3_changes(handle))
@@ -114,7 +118,7 @@ final class SQLiteDatabase {
     /// Runs a query and reads each row with `columns`.
     func query<Row>(_ sql: String, _ parameters: [Value], columns: (RowReader) throws -> Row) throws -> [Row] {
         let statement = try prepare(sql, parameters)
-        defer { sqlite3_finalize(statement) }
+        defer { sqlite3_reset(statement) }
         var rows: [Row] = []
         while true {
             let status = sqlite3_step(statement)
@@ -141,10 +145,19 @@ final class SQLiteDatabase {
         }
     }
 
+    /// The statement of `sql` (prepared once, then reused) with `parameters` bound.
     private func prepare(_ sql: String, _ parameters: [Value]) throws -> OpaquePointer {
-        var statement: OpaquePointer?
-        let status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
-        guard status == SQLITE_OK, let statement else { throw failure(status) }
+        let statement: OpaquePointer
+        if let cached = statements[sql] {
+            statement = cached
+            sqlite3_clear_bindings(statement)
+        } else {
+            var prepared: OpaquePointer?
+            let status = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
+            guard status == SQLITE_OK, let prepared else { throw failure(status) }
+            statements[sql] = prepared
+            statement = prepared
+        }
         // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         for (index, parameter) in parameters.enumerated() {
@@ -161,7 +174,7 @@ final class SQLiteDatabase {
                 }
             }
             guard bound == SQLITE_OK else {
-                sqlite3_finalize(statement)
+                sqlite3_reset(statement)
                 throw failure(bound)
             }
         }
