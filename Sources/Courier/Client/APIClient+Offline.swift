@@ -26,12 +26,12 @@ extension APIClient {
     /// returns its id once it is on disk. It is replayed in order when the client is online
     /// (at the next drain). Use it for writes that must reach the server however the network is.
     /// - Throws: ``NetworkError/queueFull(limit:)``, ``NetworkError/storageFailed(_:)``, a request
-    ///   that is invalid, or ``NetworkError/componentUnavailable(_:)`` without an offline queue.
+    ///   that is invalid or carries its own `Authorization` (never stored), or
+    ///   ``NetworkError/componentUnavailable(_:)`` without an offline queue.
     @discardableResult
     public func enqueue<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Int64 {
-        let id = try await offlineQueue().enqueue(try makeRequest(endpoint), requiresAuth: endpoint.options.requiresAuth)
-        try? offline?.coordinator?.send(.tick)
-        return id
+        _ = try offlineQueue()
+        return try await offline!.enqueue(try makeRequest(endpoint), requiresAuth: endpoint.options.requiresAuth)
     }
 
     /// How many items wait to be replayed (queued, retrying, in flight). Read without a message.
@@ -48,7 +48,7 @@ extension APIClient {
     /// makes one waiting for its backoff due now.
     public func retryOfflineItem(_ id: Int64) async throws(NetworkError) {
         try await offlineQueue().retry(id)
-        try? offline?.coordinator?.send(.tick)
+        try? offline?.coordinator?.send(.itemsAdded)
     }
 
     /// Removes an item from the offline queue; it will not be replayed.
@@ -66,7 +66,7 @@ extension APIClient {
     /// queue it again under a new idempotency key.
     public func resolveConflict(_ id: Int64, with resolution: ConflictResolution) async throws(NetworkError) {
         try await offlineQueue().resolve(id, resolution)
-        try? offline?.coordinator?.send(.tick)
+        try? offline?.coordinator?.send(.itemsAdded)
     }
 
     /// Drains the offline queue now, even if the monitor says offline, and returns when the

@@ -79,6 +79,8 @@ public final class APIClient: Sendable {
             }
         }
         children += offline?.children ?? []
+        // Writes stored by an earlier run are drained without waiting for a new one.
+        if let offline { Task { await offline.resumeStoredWrites() } }
         if let session = configuration.session, let tokens {
             let environment = TokenStore.Environment(
                 mailbox: tokenMailbox, credential: tokens.credential, events: tokenEvents, persistence: session.persistence,
@@ -139,23 +141,28 @@ public final class APIClient: Sendable {
                 throw NetworkError(answer: error)
             }
         }
-        let queue = options.offline == .queueWhenOffline && Self.unsafeMethods.contains(request.method) ? offline?.queue : nil
-        if let queue, offline?.connectivity.value == .offline {
-            throw .queued(itemID: try await queue.enqueue(request, requiresAuth: options.requiresAuth))
+        var request = request
+        let queueable = options.offline == .queueWhenOffline && Self.unsafeMethods.contains(request.method)
+        if queueable, let offline, offline.queue != nil {
+            // The key goes on the live attempt too: if the connection drops after the server
+            // applied the write, the replay carries the same key.
+            if !request.headers.contains("Idempotency-Key") {
+                request.headers.add(name: "Idempotency-Key", value: UUID().uuidString)
+            }
+            // Offline, or older writes still waiting (a live write must not overtake them): queue it.
+            if offline.connectivity.value == .offline || offline.queue?.waiting.value ?? 0 > 0 {
+                throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth))
+            }
         }
         let response: HTTPResponse
         do {
             response = try await pipeline.send(request, options: options)
-            if let offline, offline.learnsFromRequests, offline.connectivity.value != .online {
-                OfflineComponents.report(Result<HTTPResponse, NetworkError>.success(response), to: offline.monitor, current: offline.connectivity)
-            }
+            offline?.learn(from: .success(response))
         } catch {
             let error = NetworkError(answer: error)
-            if let offline, offline.learnsFromRequests {
-                OfflineComponents.report(Result<HTTPResponse, NetworkError>.failure(error), to: offline.monitor, current: offline.connectivity)
-            }
-            if let queue, case .noConnection = error {
-                throw .queued(itemID: try await queue.enqueue(request, requiresAuth: options.requiresAuth))
+            offline?.learn(from: .failure(error))
+            if queueable, let offline, offline.queue != nil, case .noConnection = error {
+                throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth))
             }
             throw error
         }
@@ -231,15 +238,15 @@ public final class APIClient: Sendable {
 
     /// A client dropped without ``shutdown()`` shuts its components down in the background.
     deinit {
-        let (supervisor, finishEvents, started) = (self.supervisor, self.finishEvents, self.started)
-        Task.detached { await Self.shutDown(supervisor, finishEvents: finishEvents, after: started) }
+        let (supervisor, offline, finishEvents, started) = (self.supervisor, self.offline, self.finishEvents, self.started)
+        Task.detached { await Self.shutDown(supervisor, offline, finishEvents: finishEvents, after: started) }
     }
 
     /// Stops the components in reverse order, letting each drain its queue within its deadline;
     /// requests still running are cancelled and answered `componentUnavailable`, as are calls
     /// made afterwards.
     public func shutdown() async {
-        await Self.shutDown(supervisor, finishEvents: finishEvents, after: started)
+        await Self.shutDown(supervisor, offline, finishEvents: finishEvents, after: started)
     }
 
     /// Ends every event stream the client publishes.
@@ -255,9 +262,10 @@ public final class APIClient: Sendable {
 
     /// Shutdown proper, shared by ``shutdown()`` and `deinit` (which cannot use `self` later).
     private static func shutDown(
-        _ supervisor: Supervisor, finishEvents: @Sendable () -> Void, after started: Task<Void, Never>
+        _ supervisor: Supervisor, _ offline: OfflineComponents?, finishEvents: @Sendable () -> Void, after started: Task<Void, Never>
     ) async {
         await started.value
+        await offline?.stopDrain()
         await supervisor.shutdown()
         finishEvents()
     }

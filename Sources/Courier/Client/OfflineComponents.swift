@@ -8,6 +8,8 @@ struct OfflineComponents: Sendable {
     let monitor: Mailbox<NetworkMonitor.Message>
     /// The monitor's published state, read without a message.
     let connectivity: LatestValue<ConnectivityState>
+    /// What the monitor's observations add up to before debouncing (a change may be pending).
+    let observed: LatestValue<ConnectivityState>
     let connectivityEvents = EventBroadcaster<ConnectivityEvent>()
     /// Whether request outcomes are reported to the monitor.
     let learnsFromRequests: Bool
@@ -18,6 +20,8 @@ struct OfflineComponents: Sendable {
     let syncProgress = EventBroadcaster<SyncProgress>()
     /// The children to start, in order, after the request pipeline.
     let children: [ChildSpec]
+    /// The coordinator's drain in flight, if any.
+    private let running: Locked<Task<Void, Never>?>
 
     /// `send` replays a queued write through the request pipeline.
     init?(_ configuration: APIClient.Configuration, send: @escaping Drain.Send) {
@@ -26,11 +30,14 @@ struct OfflineComponents: Sendable {
         let clock = configuration.clock
         let monitor = Mailbox<NetworkMonitor.Message>(name: "NetworkMonitor")
         let connectivity = LatestValue(ConnectivityState.unknown)
+        let observed = LatestValue(ConnectivityState.unknown)
         self.monitor = monitor
         self.connectivity = connectivity
+        self.observed = observed
         learnsFromRequests = settings.learnsFromRequests
         let monitorEnvironment = NetworkMonitor.Environment(
-            mailbox: monitor, current: connectivity, events: connectivityEvents, debounce: settings.debounce, clock: clock)
+            mailbox: monitor, current: connectivity, observed: observed, events: connectivityEvents,
+            debounce: settings.debounce, clock: clock)
         var children: [ChildSpec] = [.component(mailbox: monitor) { NetworkMonitor(monitorEnvironment) }]
         if settings.watchesLink {
             children.append(ChildSpec(name: "LinkWatcher", restart: .transient) {
@@ -45,10 +52,11 @@ struct OfflineComponents: Sendable {
             children.append(ChildSpec(name: "ConnectivityProbe") { try await probe.run() })
         }
         guard let offline = configuration.offline else {
-            (queue, coordinator, self.children) = (nil, nil, children)
+            (queue, coordinator, self.children, running) = (nil, nil, children, Locked(nil))
             return
         }
         let queueMailbox = Mailbox<OfflineQueue.Message>(name: "OfflineQueue")
+        let running = Locked<Task<Void, Never>?>(nil)
         let queue = OfflineQueue.Handle(mailbox: queueMailbox, waiting: LatestValue(0))
         let queueEnvironment = OfflineQueue.Environment(
             path: offline.storageFile?.path ?? ":memory:", limits: offline.limits, clock: clock, events: offlineEvents,
@@ -59,10 +67,10 @@ struct OfflineComponents: Sendable {
             mailbox: coordinator, queue: queue,
             send: { request, requiresAuth in
                 let result = await send(request, requiresAuth)
-                if learns { Self.report(result, to: monitor, current: connectivity) }
+                if learns { Self.report(result, to: monitor, current: connectivity, observed: observed) }
                 return result
             },
-            resolver: offline.conflicts, connectivity: connectivity, progress: syncProgress, running: Locked(nil),
+            resolver: offline.conflicts, connectivity: connectivity, progress: syncProgress, running: running,
             fault: offline.coordinatorFault)
         let (events, interval) = (connectivityEvents, offline.drainInterval)
         children += [
@@ -78,23 +86,58 @@ struct OfflineComponents: Sendable {
                 }
             },
         ]
-        (self.queue, self.coordinator, self.children) = (queue, coordinator, children)
+        (self.queue, self.coordinator, self.children, self.running) = (queue, coordinator, children, running)
     }
 
-    /// Tells the monitor what a request's outcome says about connectivity: a connection failure
-    /// says offline; any response says online (sent only when the monitor does not already say so).
+    /// Tells the monitor what a request's outcome says about connectivity, when it has learning
+    /// from requests on.
+    func learn(from result: Result<HTTPResponse, NetworkError>) {
+        if learnsFromRequests { Self.report(result, to: monitor, current: connectivity, observed: observed) }
+    }
+
+    /// A connection failure says offline; any response says online, sent only when the monitor
+    /// does not already say so (published, and with no change pending), so the hot path of an
+    /// online client sends nothing.
     static func report<Value>(
-        _ result: Result<Value, NetworkError>, to monitor: Mailbox<NetworkMonitor.Message>, current: LatestValue<ConnectivityState>
+        _ result: Result<Value, NetworkError>, to monitor: Mailbox<NetworkMonitor.Message>,
+        current: LatestValue<ConnectivityState>, observed: LatestValue<ConnectivityState>
     ) {
         switch result {
         case .failure(.noConnection):
             try? monitor.send(.observe(.offline, .requests))
         case .success, .failure(.conflict), .failure(.serverError), .failure(.notFound), .failure(.forbidden),
              .failure(.unauthorized(.some)), .failure(.notModified):
-            if current.value != .online { try? monitor.send(.observe(.online, .requests)) }
+            if current.value != .online || observed.value != .online { try? monitor.send(.observe(.online, .requests)) }
         default:
             break
         }
+    }
+
+    /// Stores a write in the offline queue and tells the coordinator (which drains it unless the
+    /// monitor says offline). A request with its own `Authorization` is refused: that header is
+    /// never stored, so its replay could not be authenticated.
+    func enqueue(_ request: HTTPRequest, requiresAuth: Bool) async throws(NetworkError) -> Int64 {
+        guard let queue else { throw .componentUnavailable("OfflineQueue") }
+        if request.headers.contains("Authorization") {
+            throw .invalidRequest("a request with its own Authorization header cannot be queued (it is never stored)")
+        }
+        let id = try await queue.enqueue(request, requiresAuth: requiresAuth)
+        try? coordinator?.send(.itemsAdded)
+        return id
+    }
+
+    /// Opens the queue (which publishes how many stored writes wait) and asks for a drain, so
+    /// writes stored by an earlier run go out without waiting for a new one.
+    func resumeStoredWrites() async {
+        guard let queue, (try? await queue.items()) != nil else { return }
+        try? coordinator?.send(.itemsAdded)
+    }
+
+    /// Cancels the drain in flight and waits for it (at shutdown, before the components stop).
+    func stopDrain() async {
+        let drain = running.withLock { $0 }
+        drain?.cancel()
+        await drain?.value
     }
 
     /// Ends every event stream (at shutdown).

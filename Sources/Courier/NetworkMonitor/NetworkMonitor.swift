@@ -22,6 +22,9 @@ actor NetworkMonitor: Component {
         let mailbox: Mailbox<Message>
         /// The state last published: a restarted instance starts from it.
         let current: LatestValue<ConnectivityState>
+        /// What the observations add up to before debouncing: the client reports request
+        /// successes while this is not `online`, even if the published state still is.
+        let observed: LatestValue<ConnectivityState>
         let events: EventBroadcaster<ConnectivityEvent>
         let debounce: Duration
         let clock: any TimeSource
@@ -43,7 +46,9 @@ actor NetworkMonitor: Component {
     func handle(_ message: Message) {
         switch message {
         case .observe(let state, let source):
-            switch machine.observe(state, from: source) {
+            let action = machine.observe(state, from: source)
+            environment.observed.publish(machine.combined)
+            switch action {
             case .none:
                 break
             case .publish(let state, let source):

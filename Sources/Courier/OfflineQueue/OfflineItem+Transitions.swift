@@ -117,7 +117,7 @@ extension OfflineItem {
         item.state = .queued
         item.nextAttemptAt = nil
         item.serverResponse = nil
-        item.idempotencyKey = Self.key(item.idempotencyKey, revision: item.attempts)
+        item.idempotencyKey = Self.nextRevision(of: item.idempotencyKey)
         let name = resolution == .clientWins ? "clientWins" : "merge"
         return OfflineItemChange(item: item, event: .conflictResolved(itemID: id, resolution: name))
     }
@@ -143,9 +143,12 @@ extension OfflineItem {
         return item
     }
 
-    /// The key of the write's `revision`-th changed version: the original key with a suffix.
-    private static func key(_ key: String, revision: Int) -> String {
-        let original = key.split(separator: "~", maxSplits: 1).first.map(String.init) ?? key
-        return "\(original)~\(revision)"
+    /// The key of the write's next changed version: `<key>~1`, then `~2`… The revision only
+    /// grows (it is read from the key itself, not from the attempts, which a retry resets), so a
+    /// key is never reused for another body.
+    private static func nextRevision(of key: String) -> String {
+        let parts = key.split(separator: "~", maxSplits: 1, omittingEmptySubsequences: false)
+        let revision = parts.count == 2 ? Int(parts[1]) ?? 0 : 0
+        return "\(parts[0])~\(revision + 1)"
     }
 }

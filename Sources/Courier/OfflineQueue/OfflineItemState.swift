@@ -4,8 +4,8 @@
 public enum OfflineItemState: String, Sendable, Equatable, CaseIterable {
     /// Waiting for its turn (never sent, or interrupted by a lost connection).
     case queued
-    /// Being replayed now. An item found in this state when the queue opens was in flight when
-    /// the process died; it goes back to `queued` and is replayed with the same idempotency key.
+    /// Being replayed now (held in memory only: the stored item stays `queued`, so one in flight
+    /// when the process died is replayed again with the same idempotency key).
     case sending
     /// Its last replay failed with an error that may pass (5xx, 429, a timeout); replayed again
     /// after its backoff (``OfflineItem/nextAttemptAt``).

@@ -29,8 +29,9 @@ final class OfflineStore {
         self.database = database
     }
 
-    /// Every item, in id order. A row that cannot be read back (its headers are not the JSON
-    /// this store writes) comes back as a dead letter saying so, not dropped.
+    /// Every item, in id order. A row that cannot be read back (its headers are not the field
+    /// lines this store writes, its URL or state unreadable) comes back as a dead letter saying
+    /// so, not dropped.
     func all() throws -> [OfflineItem] {
         try database.query(
             """

@@ -61,11 +61,15 @@ struct Drain: Sendable {
         }
     }
 
-    /// The verdict of a replay that failed with `error`: a lost connection or a stop is no
-    /// verdict on the item; a 409/412 goes to the resolver; anything else counts as a failure.
+    /// The verdict of a replay that failed with `error`. What says nothing about the item ends
+    /// the drain without counting an attempt: a lost connection or a timeout (the network), a
+    /// stop or a busy client, and credentials or security (the session or the network path,
+    /// which would fail every item alike). A 409/412 goes to the resolver; anything else (a
+    /// 4xx or 5xx answer to this write, an unreadable request) counts as a failure.
     func verdict(for error: NetworkError, of item: OfflineItem, as sent: HTTPRequest) -> ReplayVerdict {
         switch error {
-        case .noConnection, .cancelled, .componentUnavailable, .componentRestarted:
+        case .noConnection, .timeout, .cancelled, .overloaded, .componentUnavailable, .componentRestarted,
+             .unauthorized, .invalidToken, .securityError:
             return .interrupted("\(error)")
         case .conflict(let response):
             return conflicted(item, sent, response)

@@ -1,5 +1,5 @@
-/// Drains the offline queue: when connectivity comes back, on `syncNow`, and periodically while
-/// items wait; never two drains at once; a drain stops when connectivity drops. The decisions
+/// Drains the offline queue: when connectivity comes back, on `syncNow`, when items are added,
+/// and periodically while items wait; never two drains at once; a drain stops when connectivity drops. The decisions
 /// are ``DrainMachine``'s; each drain (``Drain``) runs in a task of its own and reports its end
 /// as a message, so the mailbox is never blocked by a replay.
 ///
@@ -16,6 +16,8 @@ actor SyncCoordinator: Component {
         case syncNow(Reply<SyncProgress>)
         /// The periodic timer fired (tell).
         case tick
+        /// Items were added to the queue or queued again (tell, from the client).
+        case itemsAdded
         /// A drain ended (tell, from its task); `instance` names the coordinator that started it.
         case drainFinished(instance: UInt64, generation: Int, SyncProgress)
     }
@@ -56,9 +58,11 @@ actor SyncCoordinator: Component {
         case .syncNow(let reply):
             waiters.append(reply)
             if summary == nil { summary = SyncProgress(total: 0) }
-            perform(machine.requested(forced: true, hasWaiting: true))
+            perform(machine.requested(by: .app, hasWaiting: true))
         case .tick:
-            perform(machine.requested(forced: false, hasWaiting: environment.queue.waiting.value > 0))
+            perform(machine.requested(by: .timer, hasWaiting: environment.queue.waiting.value > 0))
+        case .itemsAdded:
+            perform(machine.requested(by: .newItems, hasWaiting: environment.queue.waiting.value > 0))
         case .drainFinished(let instance, let generation, let progress):
             guard instance == self.instance else { return }
             if var summary = self.summary {

@@ -85,6 +85,66 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         await api.shutdown()
     }
 
+    @Test("with no source to say online again, the periodic drain tries the head write, and its success brings the client online")
+    func timerProbesWhileOffline() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        let base = try await server.switchableURL(up: false)
+        try await server.script("/notes", method: "POST", [.json(201, "{}")])
+        let clock = ManualClock()
+        let api = offlineClient(base, clock: clock) { $0.drainInterval = .seconds(60) }
+        let events = api.offlineEvents()
+        let id = try #require(await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(1)) })
+        #expect(try await api.offline!.monitor.ask { .state($0) } == .offline)
+        try await server.setSwitchable(up: true)
+        await clock.waitForSleepers(1)   // the sync timer
+        clock.advance(by: .seconds(60))
+        let seen = await collect(events) { deliveredCount($0) == 1 }
+        #expect(seen.last == .delivered(itemID: id, status: 201))
+        #expect(try await api.offline!.monitor.ask { .state($0) } == .online)
+        await api.shutdown()
+    }
+
+    @Test("writes stored by an earlier run are replayed at the next start, without a new write")
+    func storedWritesResume() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/notes", method: "POST", [.json(201, "{}")])
+        let directory = try temporaryDirectory()
+        let first = offlineClient(server.baseURL, directory: directory)
+        first.reportConnectivity(.offline)
+        _ = try await first.offline!.monitor.ask { .state($0) }
+        let ids = [try await first.enqueue(noteWrite(1)), try await first.enqueue(noteWrite(2))]
+        await first.shutdown()
+        #expect(try await server.requests(path: "/notes").isEmpty)
+
+        let second = offlineClient(server.baseURL, directory: directory)
+        let events = second.offlineEvents()
+        let seen = await collect(events) { deliveredCount($0) == 2 }
+        #expect(seen == ids.map { .delivered(itemID: $0, status: 201) })
+        #expect(try await server.requests(path: "/notes").map(\.bodyText) == [#"{"n":1}"#, #"{"n":2}"#])
+        await second.shutdown()
+    }
+
+    @Test("a queueable write carries its key on the live attempt; a request with its own Authorization is not queued")
+    func liveKeyAndOwnAuthorization() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/notes", method: "POST", [.json(201, "{}")])
+        let api = offlineClient(server.baseURL)
+        _ = try await api.send(noteWrite(1))
+        #expect(try await server.requests(path: "/notes").first?.header("Idempotency-Key") != nil)
+        var own = noteWrite(2)
+        own.headers = ["Authorization": "Bearer mine"]
+        do {
+            _ = try await api.enqueue(own)
+            Issue.record("queued a request whose Authorization would be lost")
+        } catch {
+            guard case .invalidRequest = error else { Issue.record("\(error)"); return }
+        }
+        await api.shutdown()
+    }
+
     @Test("a write sent while online goes out at once; a GET is never queued")
     func onlineWritesAreSent() async throws {
         let server = try await ScriptedServer.start()
