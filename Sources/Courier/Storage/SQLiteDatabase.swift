@@ -109,7 +109,7 @@ final class SQLiteDatabase {
     @discardableResult
     func run(_ sql: String, _ parameters: [Value]) throws -> Int {
         let statement = try prepare(sql, parameters)
-        defer { sqlite3_reset(statement) }
+        defer { release(statement) }
         let status = sqlite3_step(statement)
         guard status == SQLITE_DONE || status == SQLITE_ROW else { throw failure(status) }
         return Int(sqlite3_changes(handle))
@@ -118,7 +118,7 @@ final class SQLiteDatabase {
     /// Runs a query and reads each row with `columns`.
     func query<Row>(_ sql: String, _ parameters: [Value], columns: (RowReader) throws -> Row) throws -> [Row] {
         let statement = try prepare(sql, parameters)
-        defer { sqlite3_reset(statement) }
+        defer { release(statement) }
         var rows: [Row] = []
         while true {
             let status = sqlite3_step(statement)
@@ -145,17 +145,19 @@ final class SQLiteDatabase {
         }
     }
 
-    /// The statement of `sql` (prepared once, then reused) with `parameters` bound.
+    /// The statement of `sql` (prepared once, then reused) with `parameters` bound. If the cached
+    /// one is still stepping (the same SQL run from inside a `query`'s row reader), a fresh one is
+    /// prepared for this use only.
     private func prepare(_ sql: String, _ parameters: [Value]) throws -> OpaquePointer {
         let statement: OpaquePointer
-        if let cached = statements[sql] {
+        if let cached = statements[sql], sqlite3_stmt_busy(cached) == 0 {
             statement = cached
             sqlite3_clear_bindings(statement)
         } else {
             var prepared: OpaquePointer?
             let status = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
             guard status == SQLITE_OK, let prepared else { throw failure(status) }
-            statements[sql] = prepared
+            if statements[sql] == nil { statements[sql] = prepared }
             statement = prepared
         }
         // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
@@ -174,11 +176,21 @@ final class SQLiteDatabase {
                 }
             }
             guard bound == SQLITE_OK else {
-                sqlite3_reset(statement)
-                throw failure(bound)
+                let error = failure(bound)
+                release(statement)
+                throw error
             }
         }
         return statement
+    }
+
+    /// Done with `statement`: a cached one is reset for its next use, any other finalized.
+    private func release(_ statement: OpaquePointer) {
+        if let sql = sqlite3_sql(statement), statements[String(cString: sql)] == statement {
+            sqlite3_reset(statement)
+        } else {
+            sqlite3_finalize(statement)
+        }
     }
 
     private func failure(_ status: Int32) -> Failure {
