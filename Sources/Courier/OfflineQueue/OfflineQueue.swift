@@ -47,6 +47,8 @@ actor OfflineQueue: Component {
 
     private let environment: Environment
     private var store: OfflineStore?
+    /// The last failed open and when it happened.
+    private var openFailure: (NetworkError, Duration)?
     private var items: [Int64: OfflineItem] = [:]
     /// Item ids in enqueue order; ids before `head` are gone. Removed ids further on are skipped.
     private var order: [Int64] = []
@@ -149,9 +151,13 @@ actor OfflineQueue: Component {
     // MARK: Storage
 
     /// Opens the store on first use, recovering items that were in flight; `nil` when it is
-    /// open, else why it cannot be (tried again on the next message).
+    /// open, else why it cannot be. A failed open is tried again by the first message a second or
+    /// more later: messages in between get the same answer at once, instead of each waiting out
+    /// SQLite's busy timeout on a file another client holds.
     private func openIfNeeded() -> NetworkError? {
         guard store == nil else { return nil }
+        let now = environment.clock.now
+        if let (failure, at) = openFailure, now - at < .seconds(1) { return failure }
         do {
             let (store, movedAside) = try OfflineStore.open(path: environment.path)
             if let movedAside {
@@ -170,10 +176,12 @@ actor OfflineQueue: Component {
             head = 0
             waitingCount = all.values.filter { $0.state.isWaiting }.count
             environment.waiting.publish(waitingCount)
+            openFailure = nil
             return nil
         } catch {
             let failure = NetworkError.storageFailed("the offline queue's database could not be opened: \(error)")
             environment.events.publish(.storageFailed("\(failure)"))
+            openFailure = (failure, now)
             return failure
         }
     }

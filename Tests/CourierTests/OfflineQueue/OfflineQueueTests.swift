@@ -178,6 +178,29 @@ func write(_ n: Int, path: String = "notes") -> HTTPRequest {
         #expect(files.contains { $0.hasPrefix("queue.sqlite.corrupt-") })
     }
 
+    @Test("a file another queue owns: calls fail with storageFailed, and within a second they do not try to open it again")
+    func fileOwnedByAnother() async throws {
+        let path = try temporaryDirectory().appendingPathComponent("queue.sqlite").path
+        let owner = RunningQueue(path: path, clock: ManualClock())
+        _ = try await owner.handle.enqueue(write(1), requiresAuth: true)
+        let clock = ManualClock()
+        let second = RunningQueue(path: path, clock: clock)
+        let events = second.events.subscribe()
+        for _ in 0..<2 {
+            do {
+                _ = try await second.handle.enqueue(write(2), requiresAuth: true)
+                Issue.record("two queues stored into one file")
+            } catch {
+                guard case .storageFailed = error else { Issue.record("\(error)"); return }
+            }
+        }
+        await second.stop()
+        second.events.finish()
+        #expect(await events.reduce(0) { count, _ in count + 1 } == 1)   // one open attempt, one event
+        #expect(try await owner.handle.items().count == 1)
+        await owner.stop()
+    }
+
     @Test("a database that cannot be opened fails each call with storageFailed, and nothing crashes")
     func unopenable() async throws {
         let queue = RunningQueue(path: "/nonexistent-directory/queue.sqlite", clock: ManualClock())
