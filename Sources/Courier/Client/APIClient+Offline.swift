@@ -74,11 +74,7 @@ extension APIClient {
     public func syncNow() async throws(NetworkError) -> SyncProgress {
         _ = try offlineQueue()
         guard let coordinator = offline?.coordinator else { throw .componentUnavailable("SyncCoordinator") }
-        do {
-            return try await coordinator.ask { .syncNow($0) }
-        } catch {
-            throw NetworkError(answer: error)
-        }
+        return try await coordinator.request { .syncNow($0) }
     }
 
     /// What happens to queued items (enqueued, delivered, retrying, dead-lettered, conflicts…)

@@ -35,29 +35,21 @@ extension TokenStore {
 
         /// Sets (or, with `nil`, clears) the tokens.
         func set(_ tokens: Tokens?) async throws(NetworkError) {
-            try await ask { .set(tokens, $0) }
+            try await mailbox.request { .set(tokens, $0) }
         }
 
         /// Where the session stands.
         func state() async throws(NetworkError) -> SessionState {
-            try await ask { .state($0) }
+            try await mailbox.request { .state($0) }
         }
 
         /// One `token` ask. If the store restarted while holding it, asks the new instance once
         /// more: a restart alone never fails a request.
         private func token(rejected: Int?, forced: Bool) async throws(NetworkError) -> Credential {
             do {
-                return try await ask { .token(rejected: rejected, forced: forced, $0) }
+                return try await mailbox.request { .token(rejected: rejected, forced: forced, $0) }
             } catch .componentRestarted {
-                return try await ask { .token(rejected: rejected, forced: forced, $0) }
-            }
-        }
-
-        private func ask<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws(NetworkError) -> Value {
-            do {
-                return try await mailbox.ask(makeMessage)
-            } catch {
-                throw NetworkError(answer: error)
+                return try await mailbox.request { .token(rejected: rejected, forced: forced, $0) }
             }
         }
     }
