@@ -39,7 +39,9 @@ import Testing
             watcher.close()
             watcher.close()
         }
-        #expect(elapsed < .seconds(1))
+        // It wakes the reader at once; the bound only catches a close that waits for netlink
+        // traffic (which may never come), with room for a loaded machine under TSan.
+        #expect(elapsed < .seconds(10))
         watcher.close()
     }
 

@@ -41,7 +41,7 @@ import Testing
     @Test("a fractional timeout fires when it should, not at a whole second", arguments: [0.3, 0.9, 1.5])
     func aFractionalTimeoutFiresWhenItShouldNotAtAWholeSecond(seconds: Double) async throws {
         try await withScriptedServer { server in
-            try await server.script("/slow", [.delayed(5, body: "late")])
+            try await server.script("/slow", [.delayed(30, body: "late")])
             let timeout = Duration.milliseconds(Int64(seconds * 1000))
             let started = ContinuousClock.now
             let error = await #expect(throws: NetworkError.self) {
@@ -50,10 +50,10 @@ import Testing
             let elapsed = ContinuousClock.now - started
             guard case .timeout(.attempt, _)? = error else { Issue.record("got \(String(describing: error))"); return }
             // Not before the timeout (truncation fired early), and Courier's timer, not the
-            // server's answer at 5 s, ended it (the margin is wide: under ThreadSanitizer, with
-            // the rest of the suite running beside it, the timer's thread can lag by seconds).
+            // server's answer at 30 s, ended it (the margin is wide: under ThreadSanitizer, with
+            // the rest of the suite running beside it, the timer's thread lagged by over 5 s).
             #expect(elapsed >= timeout)
-            #expect(elapsed < .seconds(4))
+            #expect(elapsed < .seconds(20))
         }
     }
 
