@@ -142,7 +142,9 @@ public final class APIClient: Sendable {
             }
         }
         var request = request
+        // A request with its own Authorization is not queueable: that header is never stored.
         let queueable = options.offline == .queueWhenOffline && Self.unsafeMethods.contains(request.method)
+            && !request.headers.contains("Authorization")
         if queueable, let offline, offline.queue != nil {
             // The key goes on the live attempt too: if the connection drops after the server
             // applied the write, the replay carries the same key.
@@ -150,8 +152,13 @@ public final class APIClient: Sendable {
                 request.headers.add(name: "Idempotency-Key", value: UUID().uuidString)
             }
             // Offline, or older writes still waiting (a live write must not overtake them): queue it.
-            if offline.connectivity.value == .offline || offline.queue?.waiting.value ?? 0 > 0 {
+            // Online, a write the queue cannot take (full, storage failing) goes out live instead.
+            if offline.connectivity.value == .offline {
                 throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth))
+            }
+            if offline.queue?.waiting.value ?? 0 > 0,
+               let id = try? await offline.enqueue(request, requiresAuth: options.requiresAuth) {
+                throw .queued(itemID: id)
             }
         }
         let response: HTTPResponse

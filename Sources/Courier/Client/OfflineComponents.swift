@@ -21,7 +21,7 @@ struct OfflineComponents: Sendable {
     /// The children to start, in order, after the request pipeline.
     let children: [ChildSpec]
     /// The coordinator's drain in flight, if any.
-    private let running: Locked<Task<Void, Never>?>
+    private let running: Locked<DrainSlot>
 
     /// `send` replays a queued write through the request pipeline.
     init?(_ configuration: APIClient.Configuration, send: @escaping Drain.Send) {
@@ -52,11 +52,11 @@ struct OfflineComponents: Sendable {
             children.append(ChildSpec(name: "ConnectivityProbe") { try await probe.run() })
         }
         guard let offline = configuration.offline else {
-            (queue, coordinator, self.children, running) = (nil, nil, children, Locked(nil))
+            (queue, coordinator, self.children, running) = (nil, nil, children, Locked(DrainSlot()))
             return
         }
         let queueMailbox = Mailbox<OfflineQueue.Message>(name: "OfflineQueue")
-        let running = Locked<Task<Void, Never>?>(nil)
+        let running = Locked(DrainSlot())
         let queue = OfflineQueue.Handle(mailbox: queueMailbox, waiting: LatestValue(0))
         let queueEnvironment = OfflineQueue.Environment(
             path: offline.storageFile?.path ?? ":memory:", limits: offline.limits, clock: clock, events: offlineEvents,
@@ -133,9 +133,13 @@ struct OfflineComponents: Sendable {
         try? coordinator?.send(.itemsAdded)
     }
 
-    /// Cancels the drain in flight and waits for it (at shutdown, before the components stop).
+    /// Cancels the drain in flight, waits for it, and lets no other start (at shutdown, before
+    /// the components stop).
     func stopDrain() async {
-        let drain = running.withLock { $0 }
+        let drain = running.withLock { slot in
+            slot.closed = true
+            return slot.task
+        }
         drain?.cancel()
         await drain?.value
     }

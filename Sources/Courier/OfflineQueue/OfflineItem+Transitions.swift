@@ -147,8 +147,9 @@ extension OfflineItem {
     /// grows (it is read from the key itself, not from the attempts, which a retry resets), so a
     /// key is never reused for another body.
     private static func nextRevision(of key: String) -> String {
-        let parts = key.split(separator: "~", maxSplits: 1, omittingEmptySubsequences: false)
-        let revision = parts.count == 2 ? Int(parts[1]) ?? 0 : 0
-        return "\(parts[0])~\(revision + 1)"
+        guard let tilde = key.lastIndex(of: "~"), let revision = Int(key[key.index(after: tilde)...]) else {
+            return key + "~1"   // the original key (which may contain "~" itself)
+        }
+        return "\(key[..<tilde])~\(revision + 1)"
     }
 }

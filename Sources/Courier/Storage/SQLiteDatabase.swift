@@ -108,8 +108,8 @@ final class SQLiteDatabase {
     /// Runs one statement with `parameters`; returns how many rows it changed.
     @discardableResult
     func run(_ sql: String, _ parameters: [Value]) throws -> Int {
-        let statement = try prepare(sql, parameters)
-        defer { release(statement) }
+        let (statement, cached) = try prepare(sql, parameters)
+        defer { release(statement, cached: cached) }
         let status = sqlite3_step(statement)
         guard status == SQLITE_DONE || status == SQLITE_ROW else { throw failure(status) }
         return Int(sqlite3_changes(handle))
@@ -117,8 +117,8 @@ final class SQLiteDatabase {
 
     /// Runs a query and reads each row with `columns`.
     func query<Row>(_ sql: String, _ parameters: [Value], columns: (RowReader) throws -> Row) throws -> [Row] {
-        let statement = try prepare(sql, parameters)
-        defer { release(statement) }
+        let (statement, cached) = try prepare(sql, parameters)
+        defer { release(statement, cached: cached) }
         var rows: [Row] = []
         while true {
             let status = sqlite3_step(statement)
@@ -148,16 +148,17 @@ final class SQLiteDatabase {
     /// The statement of `sql` (prepared once, then reused) with `parameters` bound. If the cached
     /// one is still stepping (the same SQL run from inside a `query`'s row reader), a fresh one is
     /// prepared for this use only.
-    private func prepare(_ sql: String, _ parameters: [Value]) throws -> OpaquePointer {
+    private func prepare(_ sql: String, _ parameters: [Value]) throws -> (OpaquePointer, cached: Bool) {
         let statement: OpaquePointer
-        if let cached = statements[sql], sqlite3_stmt_busy(cached) == 0 {
-            statement = cached
-            sqlite3_clear_bindings(statement)
+        let cached: Bool
+        if let reusable = statements[sql], sqlite3_stmt_busy(reusable) == 0 {
+            (statement, cached) = (reusable, true)
         } else {
             var prepared: OpaquePointer?
             let status = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
             guard status == SQLITE_OK, let prepared else { throw failure(status) }
-            if statements[sql] == nil { statements[sql] = prepared }
+            cached = statements[sql] == nil
+            if cached { statements[sql] = prepared }
             statement = prepared
         }
         // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
@@ -177,17 +178,19 @@ final class SQLiteDatabase {
             }
             guard bound == SQLITE_OK else {
                 let error = failure(bound)
-                release(statement)
+                release(statement, cached: cached)
                 throw error
             }
         }
-        return statement
+        return (statement, cached)
     }
 
-    /// Done with `statement`: a cached one is reset for its next use, any other finalized.
-    private func release(_ statement: OpaquePointer) {
-        if let sql = sqlite3_sql(statement), statements[String(cString: sql)] == statement {
+    /// Done with `statement`: a cached one is reset for its next use (its bindings cleared, so
+    /// it holds no copy of a body), any other finalized.
+    private func release(_ statement: OpaquePointer, cached: Bool) {
+        if cached {
             sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
         } else {
             sqlite3_finalize(statement)
         }

@@ -62,14 +62,16 @@ struct Drain: Sendable {
     }
 
     /// The verdict of a replay that failed with `error`. What says nothing about the item ends
-    /// the drain without counting an attempt: a lost connection or a timeout (the network), a
-    /// stop or a busy client, and credentials or security (the session or the network path,
-    /// which would fail every item alike). A 409/412 goes to the resolver; anything else (a
-    /// 4xx or 5xx answer to this write, an unreadable request) counts as a failure.
+    /// the drain without counting an attempt: a lost connection, a stop or a busy client, and
+    /// the session's credentials for an item that uses them (they would fail every item alike).
+    /// A 409/412 goes to the resolver; anything else (a timeout, a 4xx or 5xx answer to this
+    /// write, a security refusal, an unreadable request) counts as a failure, so an item that
+    /// can never go through ends as a dead letter instead of holding the queue.
     func verdict(for error: NetworkError, of item: OfflineItem, as sent: HTTPRequest) -> ReplayVerdict {
         switch error {
-        case .noConnection, .timeout, .cancelled, .overloaded, .componentUnavailable, .componentRestarted,
-             .unauthorized, .invalidToken, .securityError:
+        case .noConnection, .cancelled, .overloaded, .componentUnavailable, .componentRestarted:
+            return .interrupted("\(error)")
+        case .unauthorized where item.requiresAuth, .invalidToken where item.requiresAuth:
             return .interrupted("\(error)")
         case .conflict(let response):
             return conflicted(item, sent, response)

@@ -32,7 +32,7 @@ actor SyncCoordinator: Component {
         let progress: EventBroadcaster<SyncProgress>
         /// The drain task in flight, whichever instance started it: a new drain first stops
         /// and awaits it, so two never run at once even across a restart.
-        let running: Locked<Task<Void, Never>?>
+        let running: Locked<DrainSlot>
         /// For fault tests: makes the coordinator fail on chosen messages.
         var fault: (@Sendable (Message) -> (any Error)?)?
     }
@@ -87,16 +87,17 @@ actor SyncCoordinator: Component {
         case .none:
             break
         case .stop:
-            environment.running.withLock { $0 }?.cancel()
+            environment.running.withLock { $0.task }?.cancel()
         case .start(let generation, let forced):
             let drain = Drain(
                 queue: environment.queue, send: environment.send, resolver: environment.resolver,
                 connectivity: environment.connectivity, progress: environment.progress, forced: forced)
             let (mailbox, instance) = (environment.mailbox, instance)
             environment.running.withLock { running in
-                let previous = running
+                guard !running.closed else { return }   // the client is shutting down
+                let previous = running.task
                 previous?.cancel()
-                running = Task {
+                running.task = Task {
                     await previous?.value
                     let progress = await drain.run()
                     try? mailbox.send(.drainFinished(instance: instance, generation: generation, progress))

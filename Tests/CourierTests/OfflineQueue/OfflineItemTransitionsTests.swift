@@ -111,6 +111,16 @@ private func response(_ status: Int, etag: String? = nil) -> HTTPResponse {
         #expect(resolved.item?.idempotencyKey == "key~1")
     }
 
+    @Test("a key that contains ~ itself gets revisions of its own, never another key's")
+    func keysWithTilde() {
+        var request = item()
+        request.idempotencyKey = "order~draft"
+        let once = request.claimed().settled(by: .conflict(response(409), .clientWins), now: start, limits: limits).item!
+        #expect(once.idempotencyKey == "order~draft~1")
+        let twice = once.claimed().settled(by: .conflict(response(409), .clientWins), now: start, limits: limits).item!
+        #expect(twice.idempotencyKey == "order~draft~2")
+    }
+
     @Test("a write that keeps conflicting becomes a dead letter after the attempts")
     func endlessConflict() {
         var current = item()

@@ -136,6 +136,16 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         #expect(try await server.requests(path: "/notes").first?.header("Idempotency-Key") != nil)
         var own = noteWrite(2)
         own.headers = ["Authorization": "Bearer mine"]
+        // Sent live while offline, it fails as a plain write would: it is not queueable.
+        let down = offlineClient(try await server.switchableURL(up: false))
+        do {
+            _ = try await down.send(own)
+            Issue.record("sent to a closed port")
+        } catch {
+            guard case .noConnection = error else { Issue.record("\(error)"); return }
+        }
+        #expect(down.pendingOfflineCount == 0)
+        await down.shutdown()
         do {
             _ = try await api.enqueue(own)
             Issue.record("queued a request whose Authorization would be lost")

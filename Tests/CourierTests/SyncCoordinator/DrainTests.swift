@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+@Suite struct DrainTests {
+    private let drain = Drain(
+        queue: OfflineQueue.Handle(mailbox: Mailbox(name: "OfflineQueue"), waiting: LatestValue(0)),
+        send: { _, _ in .failure(.cancelled) }, resolver: .serverWins, connectivity: LatestValue(.online),
+        progress: EventBroadcaster(), forced: false)
+
+    private func item(requiresAuth: Bool) -> OfflineItem {
+        OfflineItem.enqueued(
+            HTTPRequest(method: .post, url: URL(string: "https://api.example.com/notes")!), requiresAuth: requiresAuth,
+            id: 1, idempotencyKey: "k", now: Date(timeIntervalSince1970: 0), expiry: .seconds(60))
+    }
+
+    private func kind(_ error: NetworkError, requiresAuth: Bool = true) -> String {
+        let item = item(requiresAuth: requiresAuth)
+        switch drain.verdict(for: error, of: item, as: item.request) {
+        case .interrupted: return "interrupted"
+        case .failed: return "failed"
+        case .conflict(_, let resolution): return "conflict \(resolution)"
+        case .delivered: return "delivered"
+        }
+    }
+
+    @Test("what says nothing about the item interrupts; what belongs to the item counts as a failure")
+    func verdicts() {
+        #expect(kind(.noConnection(underlying: nil)) == "interrupted")
+        #expect(kind(.overloaded) == "interrupted")
+        #expect(kind(.cancelled) == "interrupted")
+        #expect(kind(.componentRestarted("x")) == "interrupted")
+        #expect(kind(.unauthorized(nil)) == "interrupted")        // the session, for an item that uses it
+        #expect(kind(.unauthorized(nil), requiresAuth: false) == "failed")
+        #expect(kind(.timeout(.attempt, underlying: nil)) == "failed")   // backs off, then a dead letter
+        #expect(kind(.securityError("plain http")) == "failed")
+        #expect(kind(.serverError(HTTPResponse(status: 503))) == "failed")
+        #expect(kind(.conflict(HTTPResponse(status: 409))) == "conflict serverWins")
+        #expect(kind(.serverError(HTTPResponse(status: 412))) == "conflict serverWins")
+    }
+}
