@@ -145,7 +145,7 @@ public final class APIClient: Sendable {
         // A request with its own Authorization is not queueable: that header is never stored.
         let queueable = options.offline == .queueWhenOffline && Self.unsafeMethods.contains(request.method)
             && !request.headers.contains("Authorization")
-        if queueable, let offline, offline.queue != nil {
+        if queueable, let offline, let queue = offline.queue {
             // The key goes on the live attempt too: if the connection drops after the server
             // applied the write, the replay carries the same key.
             if !request.headers.contains("Idempotency-Key") {
@@ -156,8 +156,7 @@ public final class APIClient: Sendable {
             if offline.connectivity.value == .offline {
                 throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth))
             }
-            if offline.queue?.waiting.value ?? 0 > 0,
-               let id = try? await offline.enqueue(request, requiresAuth: options.requiresAuth) {
+            if queue.waiting.value > 0, let id = try? await offline.enqueue(request, requiresAuth: options.requiresAuth) {
                 throw .queued(itemID: id)
             }
         }

@@ -57,7 +57,6 @@ actor SyncCoordinator: Component {
             perform(machine.connectivityChanged(state))
         case .syncNow(let reply):
             waiters.append(reply)
-            if summary == nil { summary = SyncProgress(total: 0) }
             perform(machine.requested(by: .app, hasWaiting: true))
         case .tick:
             perform(machine.requested(by: .timer, hasWaiting: environment.queue.waiting.value > 0))
@@ -65,12 +64,10 @@ actor SyncCoordinator: Component {
             perform(machine.requested(by: .newItems, hasWaiting: environment.queue.waiting.value > 0))
         case .drainFinished(let instance, let generation, let progress):
             guard instance == self.instance else { return }
-            if var summary = self.summary {
-                summary.total = summary.isFinished ? summary.total : progress.total
-                summary.done += progress.done
-                summary.failed += progress.failed
-                summary.isFinished = true
-                self.summary = summary
+            if !waiters.isEmpty {
+                summary = summary.map { SyncProgress(
+                    total: $0.total, done: $0.done + progress.done, failed: $0.failed + progress.failed, isFinished: true)
+                } ?? progress
             }
             perform(machine.finished(generation: generation))
         }
