@@ -79,21 +79,13 @@ func write(_ n: Int, path: String = "notes") -> HTTPRequest {
         let queue = RunningQueue(path: ":memory:", clock: ManualClock(), limits: OfflineLimits(
             maxAttempts: 3, expiry: .seconds(60), backoff: .immediate, maxItems: 3))
         for n in 0..<3 { _ = try await queue.handle.enqueue(write(n), requiresAuth: true) }
-        await #expect(throws: NetworkError.self) { try await queue.handle.enqueue(write(3), requiresAuth: true) }
-        do {
-            _ = try await queue.handle.enqueue(write(3), requiresAuth: true)
-        } catch {
-            guard case .queueFull(3) = error else { Issue.record("\(error)"); return }
-        }
+        let full = await #expect(throws: NetworkError.self) { try await queue.handle.enqueue(write(3), requiresAuth: true) }
+        guard case .queueFull(3)? = full else { Issue.record("got \(String(describing: full))"); return }
         try await queue.handle.clear()
         var bad = write(0)
         bad.headers.add(name: "X-Bad", value: "a\r\nInjected: yes")
-        do {
-            _ = try await queue.handle.enqueue(bad, requiresAuth: true)
-            Issue.record("a header with CR/LF was queued")
-        } catch {
-            guard case .invalidRequest = error else { Issue.record("\(error)"); return }
-        }
+        let invalid = await #expect(throws: NetworkError.self) { try await queue.handle.enqueue(bad, requiresAuth: true) }
+        guard case .invalidRequest? = invalid else { Issue.record("got \(String(describing: invalid))"); return }
         #expect(try await queue.handle.items().isEmpty)
         await queue.stop()
     }
@@ -187,12 +179,8 @@ func write(_ n: Int, path: String = "notes") -> HTTPRequest {
         let second = RunningQueue(path: path, clock: clock)
         let events = second.events.subscribe()
         for _ in 0..<2 {
-            do {
-                _ = try await second.handle.enqueue(write(2), requiresAuth: true)
-                Issue.record("two queues stored into one file")
-            } catch {
-                guard case .storageFailed = error else { Issue.record("\(error)"); return }
-            }
+            let error = await #expect(throws: NetworkError.self) { try await second.handle.enqueue(write(2), requiresAuth: true) }
+            guard case .storageFailed? = error else { Issue.record("got \(String(describing: error))"); return }
         }
         await second.stop()
         second.events.finish()
@@ -204,12 +192,8 @@ func write(_ n: Int, path: String = "notes") -> HTTPRequest {
     @Test("a database that cannot be opened fails each call with storageFailed, and nothing crashes")
     func unopenable() async throws {
         let queue = RunningQueue(path: "/nonexistent-directory/queue.sqlite", clock: ManualClock())
-        do {
-            _ = try await queue.handle.enqueue(write(1), requiresAuth: true)
-            Issue.record("stored without a database")
-        } catch {
-            guard case .storageFailed = error else { Issue.record("\(error)"); return }
-        }
+        let error = await #expect(throws: NetworkError.self) { try await queue.handle.enqueue(write(1), requiresAuth: true) }
+        guard case .storageFailed? = error else { Issue.record("got \(String(describing: error))"); return }
         await queue.stop()
     }
 }

@@ -95,13 +95,13 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let api = offlineClient(base, clock: clock) { $0.drainInterval = .seconds(60) }
         let events = api.offlineEvents()
         let id = try #require(await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(1)) })
-        #expect(try await api.offline!.monitor.ask { .state($0) } == .offline)
+        #expect(try await settledConnectivity(api) == .offline)
         try await server.setSwitchable(up: true)
         await clock.waitForSleepers(1)   // the sync timer
         clock.advance(by: .seconds(60))
         let seen = await collect(events) { deliveredCount($0) == 1 }
         #expect(seen.last == .delivered(itemID: id, status: 201))
-        #expect(try await api.offline!.monitor.ask { .state($0) } == .online)
+        #expect(try await settledConnectivity(api) == .online)
         await api.shutdown()
     }
 
@@ -113,7 +113,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let directory = try temporaryDirectory()
         let first = offlineClient(server.baseURL, directory: directory)
         first.reportConnectivity(.offline)
-        _ = try await first.offline!.monitor.ask { .state($0) }
+        _ = try await settledConnectivity(first)
         let ids = [try await first.enqueue(noteWrite(1)), try await first.enqueue(noteWrite(2))]
         await first.shutdown()
         #expect(try await server.requests(path: "/notes").isEmpty)
@@ -138,20 +138,12 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         own.headers = ["Authorization": "Bearer mine"]
         // Sent live while offline, it fails as a plain write would: it is not queueable.
         let down = offlineClient(try await server.switchableURL(up: false))
-        do {
-            _ = try await down.send(own)
-            Issue.record("sent to a closed port")
-        } catch {
-            guard case .noConnection = error else { Issue.record("\(error)"); return }
-        }
+        let sendError = await #expect(throws: NetworkError.self) { try await down.send(own) }
+        guard case .noConnection? = sendError else { Issue.record("got \(String(describing: sendError))"); return }
         #expect(down.pendingOfflineCount == 0)
         await down.shutdown()
-        do {
-            _ = try await api.enqueue(own)
-            Issue.record("queued a request whose Authorization would be lost")
-        } catch {
-            guard case .invalidRequest = error else { Issue.record("\(error)"); return }
-        }
+        let enqueueError = await #expect(throws: NetworkError.self) { try await api.enqueue(own) }
+        guard case .invalidRequest? = enqueueError else { Issue.record("got \(String(describing: enqueueError))"); return }
         await api.shutdown()
     }
 
@@ -162,15 +154,11 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         try await server.script("/notes", [.json(201, "{}")])
         let api = offlineClient(server.baseURL)
         _ = try await api.send(noteWrite(1))
-        #expect(try await api.offline!.monitor.ask { .state($0) } == .online)
+        #expect(try await settledConnectivity(api) == .online)
         #expect(api.connectivity == .online)
         let down = offlineClient(try await server.switchableURL(up: false))
-        do {
-            _ = try await down.send(Endpoint<EmptyResponse>(path: "notes", options: RequestOptions(offline: .queueWhenOffline)))
-            Issue.record("a GET succeeded against a closed port")
-        } catch {
-            guard case .noConnection = error else { Issue.record("\(error)"); return }
-        }
+        let error = await #expect(throws: NetworkError.self) { try await down.send(Endpoint<EmptyResponse>(path: "notes", options: RequestOptions(offline: .queueWhenOffline))) }
+        guard case .noConnection? = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(down.pendingOfflineCount == 0)
         await api.shutdown()
         await down.shutdown()
@@ -185,7 +173,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let events = api.offlineEvents()
         let progress = api.syncProgress()
         api.reportConnectivity(.offline)
-        _ = try await api.offline!.monitor.ask { .state($0) }
+        _ = try await settledConnectivity(api)
         for n in 0..<10 { _ = try await api.enqueue(noteWrite(n)) }
         api.reportConnectivity(.online)
         let before = deliveredCount(await collect(events) { deliveredCount($0) == 3 })
@@ -256,12 +244,8 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let api = offlineClient(URL(string: "http://127.0.0.1:9")!) { $0.maxItems = 2 }
         _ = try await api.enqueue(noteWrite(1))
         _ = try await api.enqueue(noteWrite(2))
-        do {
-            _ = try await api.enqueue(noteWrite(3))
-            Issue.record("stored beyond the limit")
-        } catch {
-            guard case .queueFull(2) = error else { Issue.record("\(error)"); return }
-        }
+        let error = await #expect(throws: NetworkError.self) { try await api.enqueue(noteWrite(3)) }
+        guard case .queueFull(2)? = error else { Issue.record("got \(String(describing: error))"); return }
         await api.shutdown()
     }
 
@@ -355,7 +339,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         for flap in 0..<50 { api.reportConnectivity(flap.isMultiple(of: 2) ? .online : .offline) }
         api.reportConnectivity(.online)
         // Every report handled (the monitor answers in order), then the debounce passes.
-        _ = try await api.offline!.monitor.ask { .state($0) }
+        _ = try await settledConnectivity(api)
         clock.advance(by: .seconds(1))
         let drains = await collect(progress) { $0.last?.isFinished == true }
         #expect(drains.last?.done == 5)
