@@ -22,14 +22,19 @@ func client(
     return APIClient(configuration: configuration)
 }
 
-/// Reads request events until `done` says stop; returns them.
-func events(_ stream: AsyncStream<RequestEvent>, until done: (RequestEvent) -> Bool) async -> [RequestEvent] {
-    var seen: [RequestEvent] = []
+/// Reads `stream` until `done`, given everything read so far, says stop; returns what it read.
+func collect<Event: Sendable>(_ stream: AsyncStream<Event>, until done: ([Event]) -> Bool) async -> [Event] {
+    var seen: [Event] = []
     for await event in stream {
         seen.append(event)
-        if done(event) { break }
+        if done(seen) { break }
     }
     return seen
+}
+
+/// Reads request events until `done` says stop at one; returns them.
+func events(_ stream: AsyncStream<RequestEvent>, until done: (RequestEvent) -> Bool) async -> [RequestEvent] {
+    await collect(stream) { done($0[$0.count - 1]) }
 }
 
 /// Counts final events (finished or failed) until `count` have been seen.

@@ -38,16 +38,6 @@ func queuedID(_ call: () async throws(NetworkError) -> Void) async -> Int64? {
     }
 }
 
-/// Reads `stream` until `done` says stop; returns what it read.
-func collect<Event: Sendable>(_ stream: AsyncStream<Event>, until done: ([Event]) -> Bool) async -> [Event] {
-    var seen: [Event] = []
-    for await event in stream {
-        seen.append(event)
-        if done(seen) { break }
-    }
-    return seen
-}
-
 func deliveredCount(_ events: [OfflineEvent]) -> Int {
     events.filter { if case .delivered = $0 { true } else { false } }.count
 }
