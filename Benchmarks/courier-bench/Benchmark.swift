@@ -50,6 +50,8 @@ final class Benchmark {
         for concurrency in [1, 16, 64, 256] {
             let warmup = max(requestsPerScenario / 10, 100)
             _ = await measure(requests: warmup, concurrency: concurrency, raw)
+            _ = await measure(requests: warmup, concurrency: concurrency, scenario.floor)
+            _ = await measure(requests: warmup, concurrency: concurrency, scenario.pipedNewURLs)
             _ = await measure(requests: warmup, concurrency: concurrency, piped)
             _ = await measure(requests: warmup, concurrency: concurrency, scenario.cacheHit)
             _ = await measure(requests: warmup, concurrency: concurrency, scenario.cacheMiss)
@@ -57,19 +59,22 @@ final class Benchmark {
             let pipelineMessages = await messagesPerRequest(concurrency, piped) { await Self.messages(client) }
             let hitMessages = await messagesPerRequest(concurrency, scenario.cacheHit) { await Self.messages(cachingClient) }
             let missMessages = await messagesPerRequest(concurrency, scenario.cacheMiss) { await Self.messages(cachingClient) }
-            let paths = [raw, piped, scenario.cacheHit, scenario.cacheMiss] + (scenario.transportOnly.map { [$0] } ?? [])
+            let paths = [raw, scenario.floor, piped, scenario.pipedNewURLs, scenario.cacheHit, scenario.cacheMiss]
+                + (scenario.transportOnly.map { [$0] } ?? [])
             let results = await measureInterleaved(requests: requestsPerScenario, concurrency: concurrency, rounds: 6, paths)
             report("baseline", transportName, concurrency, results[0], baseline: results[0], messages: 0)
-            report("pipeline", transportName, concurrency, results[1], baseline: results[0], messages: pipelineMessages)
-            report("cache hit", transportName, concurrency, results[2], baseline: results[0], messages: hitMessages)
-            report("cache miss", transportName, concurrency, results[3], baseline: results[0], messages: missMessages)
-            if results.count > 4 {
-                report("transport", transportName, concurrency, results[4], baseline: results[0], messages: 0)
+            report("one ask", transportName, concurrency, results[1], baseline: results[0], messages: 1)
+            report("pipeline", transportName, concurrency, results[2], baseline: results[0], messages: pipelineMessages)
+            report("pipeline new URLs", transportName, concurrency, results[3], baseline: results[0], messages: pipelineMessages)
+            report("cache hit", transportName, concurrency, results[4], baseline: results[0], messages: hitMessages)
+            report("cache miss", transportName, concurrency, results[5], baseline: results[0], messages: missMessages)
+            if results.count > 6 {
+                report("transport", transportName, concurrency, results[6], baseline: results[0], messages: 0)
             }
             print(String(
-                format: "  cache at c=%d: hit / pipeline %.2f (target >= 1.5), miss with cache / pipeline %.2f (target >= 0.8)",
-                concurrency, results[2].requestsPerSecond / results[1].requestsPerSecond,
-                results[3].requestsPerSecond / results[1].requestsPerSecond))
+                format: "  cache at c=%d: hit / pipeline %.2f (target >= 1.5); miss with cache / pipeline on the same new URLs %.2f (target >= 0.8; %.2f against the pipeline row)",
+                concurrency, results[4].requestsPerSecond / results[2].requestsPerSecond,
+                results[5].requestsPerSecond / results[3].requestsPerSecond, results[5].requestsPerSecond / results[2].requestsPerSecond))
         }
         await client.shutdown()
         await cachingClient.shutdown()

@@ -6,7 +6,12 @@ struct Options {
     /// Which path `--profile` runs.
     enum ProfilePath: String {
         case pipeline
+        /// The pipeline sending the cache-miss path's requests (a new URL each), cache off.
+        case pipelineNewURLs = "pipeline-new-urls"
         case baseline
+        /// The baseline plus one ask that the pipeline's actor answers at once: the least the
+        /// actor design adds to a request.
+        case floor
         case cacheHit = "cache-hit"
         case cacheMiss = "cache-miss"
         /// Durable enqueues by 64 concurrent enqueuers, then their drain.
@@ -40,7 +45,7 @@ struct Options {
                 options.url = url
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
-                    fail("--profile needs pipeline, baseline, cache-hit, cache-miss or offline")
+                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss or offline")
                 }
                 options.profile = path
             case "--requests":

@@ -19,7 +19,9 @@ struct Profile {
         let scenario = Scenario(url: options.url)
         let operation = switch path {
         case .pipeline: scenario.piped
+        case .pipelineNewURLs: scenario.pipedNewURLs
         case .baseline: scenario.raw
+        case .floor: scenario.floor
         case .cacheHit: scenario.cacheHit
         case .cacheMiss: scenario.cacheMiss
         case .offline: scenario.raw   // handled above

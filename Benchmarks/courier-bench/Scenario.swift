@@ -23,6 +23,12 @@ struct Scenario: Sendable {
     /// A miss with the cache on: a URL not asked before, through the cache to the pipeline and
     /// back, then stored.
     let cacheMiss: @Sendable () async throws -> Void
+    /// The requests of ``cacheMiss`` (a new URL each) through the client without the cache: what
+    /// the miss path's cost is compared with, so building a new URL counts on both sides.
+    let pipedNewURLs: @Sendable () async throws -> Void
+    /// The baseline plus one ask to the pipeline's actor that it answers at once (`stats`): the
+    /// least that passing each request through an actor's mailbox adds, whatever the pipeline does.
+    let floor: @Sendable () async throws -> Void
 
     /// The paths for `url` (a real server over URLSession), or the embedded in-memory server.
     init(url: URL?) {
@@ -33,6 +39,7 @@ struct Scenario: Sendable {
         // same bytes.
         let sentHeaders: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer \(token)"]
         let transport: any HTTPTransport
+        let floorRequest: HTTPRequest
         let baseURL: URL
         let path: String
         var query: [URLQueryItem] = []
@@ -53,6 +60,7 @@ struct Scenario: Sendable {
             components.query = nil
             baseURL = components.url!
             let request = HTTPRequest(url: url, headers: sentHeaders)
+            floorRequest = request
             transportOnly = { _ = try decoder.decode(User.self, from: try await transport.send(request).body) }
         } else {
             transportName = "in-memory"
@@ -64,6 +72,7 @@ struct Scenario: Sendable {
                 _ = try decoder.decode(User.self, from: response.body)
             }
             baseURL = URL(string: "https://api.example.com")!
+            floorRequest = request
             path = "/v1/users/42"
             transportOnly = nil
         }
@@ -82,16 +91,22 @@ struct Scenario: Sendable {
         self.cachingClient = cachingClient
         self.client = client
         let endpoint = Endpoint<User>(path: path, query: query)
+        floor = { [floorRequest, transport] in
+            _ = try await client.pipelineStats()
+            _ = try decoder.decode(User.self, from: try await transport.send(floorRequest).body)
+        }
         piped = { _ = try await client.send(endpoint).value }
         cacheHit = { _ = try await cachingClient.send(endpoint).value }
         // Every miss asks for a URL of its own (a query item counts), so none is coalesced or hit.
         let counter = Locked(0)
         let baseQuery = query
-        cacheMiss = {
+        let newURL: @Sendable () -> Endpoint<User> = {
             let number = counter.withLock { $0 += 1; return $0 }
             var unique = endpoint
             unique.query = baseQuery + [URLQueryItem(name: "n", value: String(number))]
-            _ = try await cachingClient.send(unique).value
+            return unique
         }
+        cacheMiss = { _ = try await cachingClient.send(newURL()).value }
+        pipedNewURLs = { _ = try await client.send(newURL()).value }
     }
 }
