@@ -45,7 +45,7 @@ public final class APIClient: Sendable {
         }
         self.tokens = tokens
         let pipelineConfiguration = configuration.pipeline(tokens: tokens)
-        authentication = pipelineConfiguration.requestInterceptors.lazy.compactMap { $0 as? AuthInterceptor }.first
+        authentication = pipelineConfiguration.auth
         let (pipeline, pipelineChild) = RequestPipeline.child(pipelineConfiguration, events: requestEvents)
         self.pipeline = pipeline
         var children = [pipelineChild]
@@ -124,7 +124,8 @@ public final class APIClient: Sendable {
 
     /// Sends a request you built yourself through the pipeline (interceptors, retries, errors)
     /// and returns the raw final response (2xx, or a 3xx that was not followed).
-    public func data(for request: HTTPRequest, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> HTTPResponse {
+    /// (`consuming`: the client adds what it must to the request it was given instead of a copy.)
+    public func data(for request: consuming HTTPRequest, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
         if let cache, let caching = configuration.caching, request.method == .get, let identity = cacheIdentity(of: request, options) {
             let (policy, ttl) = (options.cachePolicy ?? caching.policy, options.cacheTTL ?? caching.ttl)
@@ -141,7 +142,7 @@ public final class APIClient: Sendable {
                 throw NetworkError(answer: error)
             }
         }
-        var request = request
+        var request = consume request
         // A request with its own Authorization is not queueable: that header is never stored.
         let queueable = options.offline == .queueWhenOffline && Self.unsafeMethods.contains(request.method)
             && !request.headers.contains("Authorization")

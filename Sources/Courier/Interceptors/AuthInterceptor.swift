@@ -53,10 +53,15 @@ public struct AuthInterceptor: RequestInterceptor {
 
     /// Adds the bearer token, or lets a public request through untouched.
     public func intercept(_ request: HTTPRequest, context: RequestContext) async throws(NetworkError) -> RequestInterception {
-        guard context.requiresAuth, isForTheClient(request, context), !isPublic(pathOf: request.url) else {
-            return .proceed(request)
-        }
         var request = request
+        try await authorize(&request, context: context)
+        return .proceed(request)
+    }
+
+    /// Adds the credentials to `request` in place: what ``intercept(_:context:)`` does, called
+    /// directly by the pipeline (no copy of the request going in and coming back).
+    func authorize(_ request: inout HTTPRequest, context: RequestContext) async throws(NetworkError) {
+        guard context.requiresAuth, isForTheClient(request, context), !isPublic(pathOf: request.url) else { return }
         if let store {
             let credential = try await store.current()
             guard let authorization = credential.authorization else { throw .unauthorized(nil) }
@@ -66,7 +71,6 @@ public struct AuthInterceptor: RequestInterceptor {
             guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
             request.headers.replaceOrAdd(name: "Authorization", value: "Bearer " + token)
         }
-        return .proceed(request)
     }
 
     /// Whether `url` has the origin of the client's base URL (any URL, when there is none):

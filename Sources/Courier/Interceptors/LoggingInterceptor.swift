@@ -23,7 +23,14 @@ struct LoggingInterceptor: RequestInterceptor, ResponseInterceptor {
     }
 
     func intercept(_ request: HTTPRequest, context: RequestContext) -> RequestInterception {
-        guard logger.isEnabled(.info) else { return .proceed(request) }
+        log(request, context: context)
+        return .proceed(request)
+    }
+
+    /// Logs `request` as it is sent (what ``intercept(_:context:)`` does; the pipeline calls it
+    /// directly).
+    func log(_ request: HTTPRequest, context: RequestContext) {
+        guard logger.isEnabled(.info) else { return }
         var metadata = [
             "request": context.id.description, "attempt": String(context.attempt),
             "method": request.method.rawValue, "url": redaction.url(request.url),
@@ -31,16 +38,22 @@ struct LoggingInterceptor: RequestInterceptor, ResponseInterceptor {
         if detail == .standard || detail == .verbose { metadata["headers"] = describe(request.headers) }
         if detail == .verbose, let body = request.body { metadata["body"] = redaction.body(body, limit: bodyLimit) }
         logger.log(.info, "request", metadata: metadata)
-        return .proceed(request)
     }
 
     func intercept(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        log(response, to: request, context: context)
+        return response
+    }
+
+    /// Logs `response` as it arrived (what ``intercept(_:to:context:)`` does; the pipeline calls
+    /// it directly).
+    func log(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) {
         let level: LogLevel = switch response.status {
         case ..<400: .info
         case 400..<500: .warning
         default: .error
         }
-        guard logger.isEnabled(level) else { return response }
+        guard logger.isEnabled(level) else { return }
         var metadata = [
             "request": context.id.description, "attempt": String(context.attempt),
             "status": String(response.status), "url": redaction.url(request.url),
@@ -48,7 +61,6 @@ struct LoggingInterceptor: RequestInterceptor, ResponseInterceptor {
         if detail == .standard || detail == .verbose { metadata["headers"] = describe(response.headers) }
         if detail == .verbose { metadata["body"] = redaction.body(response.body, limit: bodyLimit) }
         logger.log(level, "response", metadata: metadata)
-        return response
     }
 
     private func describe(_ headers: HTTPHeaders) -> String {

@@ -28,27 +28,40 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
 
     /// Lets HTTPS through, and plain HTTP only to loopback or an allowed host.
     public func intercept(_ request: HTTPRequest, context: RequestContext) throws(NetworkError) -> RequestInterception {
+        try check(request)
+        return .proceed(request)
+    }
+
+    /// Throws ``NetworkError/securityError(_:)`` unless `request` may be sent: what
+    /// ``intercept(_:context:)`` does, without handing the request back (the pipeline calls it
+    /// directly).
+    func check(_ request: HTTPRequest) throws(NetworkError) {
         let origin = request.origin
-        if origin?.scheme == "https" { return .proceed(request) }
+        if origin?.scheme == "https" { return }
         let scheme = origin?.scheme ?? request.url.scheme?.lowercased()
         let host = origin?.host ?? request.url.host?.lowercased() ?? ""
         let allowed = Self.isLoopback(host) || insecureHostsAllowed.contains { $0.lowercased() == host }
         guard scheme == "http", allowed else {
             throw .securityError("refused plain \(scheme ?? "schemeless") request to \(host.isEmpty ? "an unknown host" : host): HTTPS is required")
         }
-        return .proceed(request)
     }
 
     /// Logs a warning when the response lacks an expected security header.
     public func intercept(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        guard warnsOnMissingSecurityHeaders, let logger = context.logger, logger.isEnabled(.warning) else { return response }
+        inspect(response, to: request, context: context)
+        return response
+    }
+
+    /// Warns (through the context's logger) about the expected security headers `response`
+    /// lacks: what ``intercept(_:to:context:)`` does, called directly by the pipeline.
+    func inspect(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) {
+        guard warnsOnMissingSecurityHeaders, let logger = context.logger, logger.isEnabled(.warning) else { return }
         let missing = Self.expectedResponseHeaders.filter { !response.headers.contains($0) }
         if !missing.isEmpty {
             logger.log(.warning, "response lacks security headers", metadata: [
                 "request": context.id.description, "host": request.url.host ?? "", "missing": missing.joined(separator: ","),
             ])
         }
-        return response
     }
 
     /// Whether `host` names this machine: `localhost`, an IPv4 address in 127.0.0.0/8, or `::1`.

@@ -128,6 +128,11 @@ struct RequestExecution: Sendable {
         let limit: (end: Duration, kind: NetworkError.TimeoutLimit) =
             attemptEnd < pending.deadline ? (attemptEnd, .attempt) : (pending.deadline, .request)
         var request = pending.request
+        // The default User-Agent, unless the request has one: added here, where the attempt
+        // copies the request anyway, so the user's interceptors see it.
+        if let userAgent = configuration.userAgent, !request.headers.contains("User-Agent") {
+            request.headers.add(name: "User-Agent", value: userAgent)
+        }
         do throws(NetworkError) {
             var response: HTTPResponse?
             for interceptor in configuration.requestInterceptors {
@@ -141,8 +146,14 @@ struct RequestExecution: Sendable {
             if let response {
                 final = response
             } else {
+                // The client's own interceptors, after the user's, called directly.
+                try configuration.security?.check(request)
+                try await configuration.auth?.authorize(&request, context: context)
+                configuration.logging?.log(request, context: context)
                 final = try await exchange(&request, id: pending.id, until: limit, publishing: publishing)
             }
+            configuration.logging?.log(final, to: request, context: context)
+            configuration.security?.inspect(final, to: request, context: context)
             for interceptor in configuration.responseInterceptors {
                 final = try await interceptor.intercept(final, to: request, context: context)
             }
@@ -183,13 +194,11 @@ struct RequestExecution: Sendable {
                 return response
             case .refuse(let error):
                 throw error
-            case .follow(var next):
+            case .follow(let next):
                 if let decide = configuration.redirects.decide, !decide(response, next) { return response }
                 hops += 1
                 guard hops <= configuration.redirects.maxHops else { throw .tooManyRedirects(limit: configuration.redirects.maxHops) }
-                if let security = configuration.security, case .proceed(let checked) = try security.intercept(next, context: RequestContext(id: id)) {
-                    next = checked
-                }
+                try configuration.security?.check(next)
                 if publishing { events.publish(.redirected(id, status: response.status, to: configuration.redaction.url(next.url))) }
                 request = next
             }

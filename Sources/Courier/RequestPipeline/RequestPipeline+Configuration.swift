@@ -2,12 +2,13 @@ import Foundation
 
 extension RequestPipeline {
     /// Everything a pipeline runs with. The facade fills it from the user's configuration; the
-    /// interceptor chain is assembled here, in one place.
+    /// order of the interceptor chain is decided here, in one place.
     struct Configuration: Sendable {
         var transport: any HTTPTransport
-        /// The whole request-side chain, in order.
+        /// The user's request interceptors: they run first, then ``security``, ``auth`` and
+        /// ``logging``.
         var requestInterceptors: [any RequestInterceptor]
-        /// The whole response-side chain, in order.
+        /// The user's response interceptors: they run after ``logging`` and ``security``.
         var responseInterceptors: [any ResponseInterceptor]
         var retryPolicy: RetryPolicy
         var retryBudget: RetryBudget
@@ -17,8 +18,12 @@ extension RequestPipeline {
         var maxQueuedRequests: Int
         var maxResponseBytes: Int
         var redirects: RedirectPolicy
-        /// Also judges every redirect target.
+        /// The client's own interceptors, called directly rather than through the existential
+        /// chain: no async call through a witness table and no copy of the request per
+        /// interceptor on every attempt. The security guard also judges every redirect target.
         var security: SecurityGuard?
+        var auth: AuthInterceptor?
+        var logging: LoggingInterceptor?
         /// The client's base URL: credentials are added only for its origin.
         var baseURL: URL?
         /// The session's token store, when the client has one: a 401 to its token is renewed
@@ -31,10 +36,10 @@ extension RequestPipeline {
         var clock: any TimeSource
         var random: any RandomSource
 
-        /// Assembles the chains. Request side: the user's interceptors, then the security guard
-        /// (it sees the URL they left, before any credential is attached), then auth, then
-        /// logging (so it logs what is sent). Response side: logging first (what arrived), the
-        /// security guard, then the user's.
+        /// The chains' order (``RequestExecution`` runs them so). Request side: the user's
+        /// interceptors, then the security guard (it sees the URL they left, before any
+        /// credential is attached), then auth, then logging (so it logs what is sent). Response
+        /// side: logging first (what arrived), the security guard, then the user's.
         init(
             transport: any HTTPTransport,
             requestInterceptors: [any RequestInterceptor],
@@ -58,17 +63,9 @@ extension RequestPipeline {
             clock: any TimeSource,
             random: any RandomSource
         ) {
-            var requestSide = requestInterceptors
-            if let security { requestSide.append(security) }
-            if let auth { requestSide.append(auth) }
-            if let logging { requestSide.append(logging) }
-            var responseSide: [any ResponseInterceptor] = []
-            if let logging { responseSide.append(logging) }
-            if let security { responseSide.append(security) }
-            responseSide += responseInterceptors
             self.transport = transport
-            self.requestInterceptors = requestSide
-            self.responseInterceptors = responseSide
+            self.requestInterceptors = requestInterceptors
+            self.responseInterceptors = responseInterceptors
             self.retryPolicy = retryPolicy
             self.retryBudget = retryBudget
             self.attemptTimeout = attemptTimeout
@@ -78,6 +75,8 @@ extension RequestPipeline {
             self.maxResponseBytes = max(0, maxResponseBytes)
             self.redirects = redirects
             self.security = security
+            self.auth = auth
+            self.logging = logging
             self.baseURL = baseURL
             self.tokens = tokens
             self.userAgent = userAgent

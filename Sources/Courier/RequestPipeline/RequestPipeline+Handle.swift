@@ -15,8 +15,8 @@ extension RequestPipeline {
 
         /// Sends `request` through the pipeline and returns its final response (2xx, or a 3xx
         /// that was not followed). Its settings are resolved here, once: the options, else the
-        /// request's own timeout (attempt), else the pipeline's; the default `User-Agent` is
-        /// added unless the request has one. Cancelling the calling task cancels the request.
+        /// request's own timeout (attempt), else the pipeline's. Cancelling the calling task
+        /// cancels the request.
         /// - Throws: the request's ``NetworkError``, or a ``RuntimeError`` if the pipeline is
         ///   unavailable or restarted while holding it.
         func send(_ request: HTTPRequest, options: RequestOptions) async throws -> HTTPResponse {
@@ -58,22 +58,12 @@ extension RequestPipeline {
         }
 
         /// `request` on its way to `reply`, its settings resolved once: the options, else the
-        /// request's own timeout (attempt), else the pipeline's; the default `User-Agent` added
-        /// unless the request has one.
+        /// request's own timeout (attempt), else the pipeline's.
         private func pending(_ request: HTTPRequest, options: RequestOptions, id: RequestID, reply: Reply<HTTPResponse>) -> PendingRequest {
-            let request = withUserAgent(request)
-            return PendingRequest(
+            PendingRequest(
                 id: id, request: request, deadline: configuration.clock.now + (options.deadline ?? configuration.requestDeadline),
                 attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
                 retryPolicy: options.retryPolicy ?? configuration.retryPolicy, requiresAuth: options.requiresAuth, reply: reply)
-        }
-
-        /// `request` with the default `User-Agent`, unless it has one.
-        private func withUserAgent(_ request: HTTPRequest) -> HTTPRequest {
-            guard let userAgent = configuration.userAgent, !request.headers.contains("User-Agent") else { return request }
-            var request = request
-            request.headers.add(name: "User-Agent", value: userAgent)
-            return request
         }
 
         /// A new request identifier.
