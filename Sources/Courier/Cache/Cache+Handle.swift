@@ -1,16 +1,22 @@
 extension Cache {
     /// What the client holds to use the cache: its mailbox, its shelf of entries, and the
-    /// waiter numbering.
-    struct Handle: Sendable {
+    /// waiter numbering. A class: every GET takes it, and that is one retain instead of one per
+    /// field.
+    final class Handle: Sendable {
         let mailbox: Mailbox<Message>
         let shelf: Locked<CacheShelf>
         let clock: any TimeSource
+        /// The client's default policy and freshness, for requests whose options set none.
+        let defaultPolicy: CachePolicy
+        let defaultTTL: CacheTTL
         private let lastWaiter = Locked<UInt64>(0)
 
-        init(mailbox: Mailbox<Message>, shelf: Locked<CacheShelf>, clock: any TimeSource) {
+        init(mailbox: Mailbox<Message>, shelf: Locked<CacheShelf>, clock: any TimeSource, defaultPolicy: CachePolicy, defaultTTL: CacheTTL) {
             self.mailbox = mailbox
             self.shelf = shelf
             self.clock = clock
+            self.defaultPolicy = defaultPolicy
+            self.defaultTTL = defaultTTL
         }
 
         /// The stored response to `request` if it is fresh, read from the shelf without a

@@ -63,7 +63,8 @@ public final class APIClient: Sendable {
             environment.fault = caching.fault
             environment.events = cacheEvents
             environment.persistence = caching.storageFile.map { (path: $0.path, maxBytes: caching.storageMaxBytes) }
-            cache = Cache.Handle(mailbox: mailbox, shelf: shelf, clock: configuration.clock)
+            cache = Cache.Handle(
+                mailbox: mailbox, shelf: shelf, clock: configuration.clock, defaultPolicy: caching.policy, defaultTTL: caching.ttl)
             children.append(.component(mailbox: mailbox) { [environment] in Cache(environment) })
         } else {
             cache = nil
@@ -127,8 +128,8 @@ public final class APIClient: Sendable {
     /// (`consuming`: the client adds what it must to the request it was given instead of a copy.)
     public func data(for request: consuming HTTPRequest, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
-        if let cache, let caching = configuration.caching, request.method == .get, let identity = cacheIdentity(of: request, options) {
-            let (policy, ttl) = (options.cachePolicy ?? caching.policy, options.cacheTTL ?? caching.ttl)
+        if let cache, request.method == .get, let identity = cacheIdentity(of: request, options) {
+            let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
             // A fresh hit costs no message; anything else asks the cache.
             let key = CacheKey(url: request.url.absoluteString, identity: identity)
             if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(for: request, key: key) {

@@ -62,8 +62,9 @@ enum URLBuilder {
     }
 
     /// A base URL checked and split once, so that building each request's URL does not parse
-    /// the base again (a client builds every request from the same base).
-    struct Base: Sendable {
+    /// the base again (a client builds every request from the same base). A class: taking it
+    /// for a request is one retain, not one per string it holds.
+    final class Base: Sendable {
         /// "scheme://authority/path" as written (used when no segment is added).
         let path: String
         /// The same without trailing slashes (segments are joined to it with one slash).

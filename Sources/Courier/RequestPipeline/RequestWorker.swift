@@ -10,9 +10,9 @@ struct RequestWorker: Sendable {
     static func start(_ execution: RequestExecution) -> RequestWorker {
         let inbox = WorkerInbox()
         let task = Task.detached {
+            // A cancelled worker's inbox is closed too (`cancel()`), so `next()` ends it.
             while let pending = await inbox.next() {
                 await execution.run(pending)
-                if Task.isCancelled { return }
             }
         }
         return RequestWorker(inbox: inbox, task: task)

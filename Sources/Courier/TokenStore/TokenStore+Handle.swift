@@ -3,10 +3,18 @@ import Foundation
 extension TokenStore {
     /// What the rest of the client holds to use the token store: its mailbox, and the credential
     /// it publishes. Built before the store starts (messages sent meanwhile wait in the mailbox).
-    struct Handle: Sendable {
+    /// A class: every authenticated request takes it, and that is one retain instead of one per
+    /// field.
+    final class Handle: Sendable {
         let mailbox: Mailbox<Message>
         let credential: LatestValue<Credential>
         let clock: any TimeSource
+
+        init(mailbox: Mailbox<Message>, credential: LatestValue<Credential>, clock: any TimeSource) {
+            self.mailbox = mailbox
+            self.credential = credential
+            self.clock = clock
+        }
 
         /// The credential to send now: the published one, read without a message, unless it is
         /// due for a refresh (then one `token` ask, which waits for the refresh).
