@@ -22,9 +22,14 @@ extension Cache {
         /// The stored response to `request` if it is fresh, read from the shelf without a
         /// message (and made the most recently used); `nil` otherwise (then ``get``).
         func freshResponse(for request: HTTPRequest, key: CacheKey) -> HTTPResponse? {
+            freshResponse(headers: request.headers, key: key)
+        }
+
+        /// ``freshResponse(for:key:)`` for a request with `headers`, before its URL is parsed.
+        func freshResponse(headers: HTTPHeaders, key: CacheKey) -> HTTPResponse? {
             let now = clock.currentDate
             return shelf.withLock { shelf in
-                guard let entry = shelf.storage.entry(for: key), entry.matches(request), entry.isFresh(at: now) else { return nil }
+                guard let entry = shelf.storage.entry(for: key), entry.matches(headers), entry.isFresh(at: now) else { return nil }
                 shelf.freshHits += 1
                 return entry.response
             }

@@ -52,7 +52,12 @@ struct CacheEntry: Sendable {
 
     /// Whether it was stored for a request with these header values.
     func matches(_ request: HTTPRequest) -> Bool {
-        varying.allSatisfy { request.headers[$0.key] ?? "" == $0.value }
+        matches(request.headers)
+    }
+
+    /// Whether a request with `headers` has the same values of the headers this entry varies on.
+    func matches(_ headers: HTTPHeaders) -> Bool {
+        varying.allSatisfy { headers[$0.key] ?? "" == $0.value }
     }
 
     /// The entry for `response` to `request`, or `nil` if it must not be stored: not a 200 or

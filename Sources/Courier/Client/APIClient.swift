@@ -120,19 +120,50 @@ public final class APIClient: Sendable {
     /// a 2xx, or a 3xx that was not followed (a 304, or any redirect when the policy does not
     /// follow it). Other statuses throw, as for ``send(_:)``.
     public func data<Value>(for endpoint: Endpoint<Value>) async throws(NetworkError) -> HTTPResponse {
-        try await data(for: makeRequest(endpoint), options: endpoint.options)
+        let base = try base.get()
+        let text = try base.text(segments: endpoint.segmentsWithVersion, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        let headers = requestHeaders(endpoint)
+        // A fresh hit is looked up by the URL's text: it never pays for parsing the URL. (Were
+        // the text to differ from the parsed URL's, the lookup would only miss here.)
+        var identity: String?
+        if let cache, endpoint.method == .get {
+            identity = cacheIdentity(headers: headers, urlText: text, endpoint.options)
+            if let identity, Self.answersFromShelf(endpoint.options, cache),
+               let fresh = cache.freshResponse(headers: headers, key: CacheKey(url: text, identity: identity)) {
+                return fresh
+            }
+        }
+        let request = try makeRequest(endpoint, base: base, url: URLBuilder.parse(text), headers: headers)
+        return try await data(for: request, options: endpoint.options, shelf: .checked(identity: identity))
     }
 
     /// Sends a request you built yourself through the pipeline (interceptors, retries, errors)
     /// and returns the raw final response (2xx, or a 3xx that was not followed).
     /// (`consuming`: the client adds what it must to the request it was given instead of a copy.)
     public func data(for request: consuming HTTPRequest, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> HTTPResponse {
+        try await data(for: request, options: options, shelf: .notChecked)
+    }
+
+    /// Whether the caller of ``data(for:options:shelf:)`` already looked for a fresh hit, and
+    /// whose responses the request may use if so (`nil`: not cached at all).
+    private enum ShelfCheck {
+        case notChecked
+        case checked(identity: String?)
+    }
+
+    /// ``data(for:options:)``, after the lookup `shelf` says was made.
+    private func data(for request: consuming HTTPRequest, options: RequestOptions, shelf: ShelfCheck) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
-        if let cache, request.method == .get, let identity = cacheIdentity(of: request, options) {
+        let identity: String? = switch shelf {
+        case .notChecked: cache == nil || request.method != .get
+            ? nil : cacheIdentity(headers: request.headers, urlText: request.url.absoluteString, options)
+        case .checked(let identity): identity
+        }
+        if let cache, request.method == .get, let identity {
             let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
             // A fresh hit costs no message; anything else asks the cache.
             let key = CacheKey(url: request.url.absoluteString, identity: identity)
-            if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(for: request, key: key) {
+            if case .notChecked = shelf, Self.answersFromShelf(options, cache), let fresh = cache.freshResponse(for: request, key: key) {
                 return fresh
             }
             do {
@@ -187,35 +218,58 @@ public final class APIClient: Sendable {
     /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the
     /// session's identity when it carries the session's, and `nil` (not cached at all) when it
     /// carries credentials of unknown identity (its own `Authorization`, or a token closure's).
-    private func cacheIdentity(of request: HTTPRequest, _ options: RequestOptions) -> String? {
-        if request.headers.contains("Authorization") { return nil }
-        guard let authentication, options.requiresAuth, !authentication.isPublic(pathOf: request.url) else { return "" }
+    private func cacheIdentity(headers: HTTPHeaders, urlText: String, _ options: RequestOptions) -> String? {
+        if headers.contains("Authorization") { return nil }
+        guard let authentication, options.requiresAuth else { return "" }
+        if authentication.isPublic(pathOfURLText: urlText) ?? URL(string: urlText).map({ authentication.isPublic(pathOf: $0) }) ?? false {
+            return ""
+        }
         return tokens?.credential.value.identity
+    }
+
+    /// Whether a request with `options` may be answered from the shelf without a message: a
+    /// `cacheFirst` read that stores responses.
+    private static func answersFromShelf(_ options: RequestOptions, _ cache: Cache.Handle) -> Bool {
+        (options.cachePolicy ?? cache.defaultPolicy) == .cacheFirst && (options.cacheTTL ?? cache.defaultTTL) != .noCache
     }
 
     /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
     func makeRequest<Value>(_ endpoint: Endpoint<Value>) throws(NetworkError) -> HTTPRequest {
-        let segments = endpoint.version.map { [$0.rawValue] + endpoint.segments } ?? endpoint.segments
         let base = try base.get()
-        let url = try base.url(segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
-        var request = HTTPRequest(method: endpoint.method, url: url, headers: endpoint.headers)
+        let url = try base.url(segments: endpoint.segmentsWithVersion, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        return try makeRequest(endpoint, base: base, url: url, headers: requestHeaders(endpoint))
+    }
+
+    /// The request of `endpoint` from its parts: `url` built on `base`, `headers` from
+    /// ``requestHeaders(_:)``; encodes the body.
+    private func makeRequest<Value>(
+        _ endpoint: Endpoint<Value>, base: URLBuilder.Base, url: URL, headers: HTTPHeaders
+    ) throws(NetworkError) -> HTTPRequest {
+        var request = HTTPRequest(method: endpoint.method, url: url, headers: headers)
         request.knownOrigin = base.origin
-        // Room for what Courier adds (Content-Type, Accept, User-Agent, Authorization).
-        request.headers.reserveCapacity(request.headers.count + 4)
         if let body = endpoint.body {
             do {
                 request.body = try encoder.encode(body)
             } catch {
                 throw .encodingError(underlying: error)
             }
-            if !request.headers.contains("Content-Type") {
-                request.headers.add(name: "Content-Type", value: "application/json")
-            }
-        }
-        if !request.headers.contains("Accept") {
-            request.headers.add(name: "Accept", value: "application/json")
         }
         return request
+    }
+
+    /// The headers of `endpoint`'s request: its own, plus `Content-Type` (with a body) and
+    /// `Accept` when it has none, with room for what the pipeline adds (User-Agent,
+    /// Authorization).
+    private func requestHeaders<Value>(_ endpoint: Endpoint<Value>) -> HTTPHeaders {
+        var headers = endpoint.headers
+        headers.reserveCapacity(headers.count + 4)
+        if endpoint.body != nil, !headers.contains("Content-Type") {
+            headers.add(name: "Content-Type", value: "application/json")
+        }
+        if !headers.contains("Accept") {
+            headers.add(name: "Accept", value: "application/json")
+        }
+        return headers
     }
 
     // MARK: Observing

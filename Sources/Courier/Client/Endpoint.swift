@@ -61,4 +61,9 @@ public struct Endpoint<Response: Decodable & Sendable>: Sendable {
         self.version = version
         self.options = options
     }
+
+    /// The path's segments under the base URL, the version's first when there is one.
+    var segmentsWithVersion: [String] {
+        version.map { [$0.rawValue] + segments } ?? segments
+    }
 }

@@ -97,6 +97,12 @@ enum URLBuilder {
 
         /// The URL of `segments` (and a trailing slash) and `query` under this base.
         func url(segments: [String], trailingSlash: Bool = false, query items: [URLQueryItem] = []) throws(NetworkError) -> URL {
+            try URLBuilder.parse(text(segments: segments, trailingSlash: trailingSlash, query: items))
+        }
+
+        /// The text of that URL, before Foundation parses it: what a fresh cache hit is looked up
+        /// by, without paying for the parse.
+        func text(segments: [String], trailingSlash: Bool = false, query items: [URLQueryItem] = []) throws(NetworkError) -> String {
             var result = segments.isEmpty ? path : prefix
             // Room for the usual case (no encoding), so the appends below do not regrow it.
             var length = result.utf8.count + segments.count + 1 + (query?.utf8.count ?? 0)
@@ -105,11 +111,16 @@ enum URLBuilder {
             result.reserveCapacity(length)
             try URLBuilder.append(segments, to: &result, trailingSlash: trailingSlash)
             URLBuilder.appendQuery(to: &result, base: query.map { $0[...] }, items: items)
-            guard let url = URL(string: result) else {
-                throw .invalidURL("the built URL could not be parsed")
-            }
-            return url
+            return result
         }
+    }
+
+    /// `text`, built by ``Base/text(segments:trailingSlash:query:)``, as a `URL`.
+    static func parse(_ text: String) throws(NetworkError) -> URL {
+        guard let url = URL(string: text) else {
+            throw .invalidURL("the built URL could not be parsed")
+        }
+        return url
     }
 
     // MARK: - Implementation

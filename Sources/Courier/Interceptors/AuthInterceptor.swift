@@ -91,8 +91,14 @@ public struct AuthInterceptor: RequestInterceptor {
     /// URL's text in one pass with integer indices, since `URL.path` parses the URL again on
     /// Linux and this runs on every request.
     func isPublic(pathOf url: URL) -> Bool {
-        var text = url.absoluteString
-        let answer = text.withUTF8 { bytes -> Bool? in
+        isPublic(pathOfURLText: url.absoluteString) ?? isPublic(url.path)
+    }
+
+    /// ``isPublic(pathOf:)`` on a URL's text; `nil` when the text is not `scheme://…` (then
+    /// ask Foundation for the path).
+    func isPublic(pathOfURLText text: String) -> Bool? {
+        var text = text
+        return text.withUTF8 { bytes -> Bool? in
             let count = bytes.count
             // The path starts at the first "/" after "scheme://" and ends at "?" or "#".
             var index = 0
@@ -109,7 +115,6 @@ public struct AuthInterceptor: RequestInterceptor {
             while end - start > 1, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
             return matchesPublicSuffix(UnsafeBufferPointer(rebasing: bytes[start..<end]))
         }
-        return answer ?? isPublic(url.path)
     }
 
     /// Whether `path` (trailing slashes removed) ends with one of the public paths. Every

@@ -107,6 +107,24 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
         }
     }
 
+    @Test("Vary: a stored response answers the same request, built by the client or by hand, and not one that differs in a varying header")
+    func varyingHeaders() async throws {
+        try await withScriptedServer { server in
+            try await server.script(
+                "/v1/items/7", [.json(200, item, headers: ["Cache-Control": "max-age=60", "Vary": "Accept, Accept-Language"])])
+            let api = cachingClient(server)
+            _ = try await fetch(api)   // stored, with the Accept the client adds
+            let before = try await api.cacheStats().messagesHandled
+            _ = try await fetch(api)   // a fresh hit from the shelf, looked up before the URL is parsed
+            #expect(try await api.cacheStats().messagesHandled == before + 1)   // that read's own ask only
+            _ = try await api.data(for: api.makeRequest(endpoint))   // the same request, built by hand
+            #expect(try await server.requests(path: "/v1/items/7").count == 1)
+            _ = try await fetch(api, Endpoint<User>(path: "items/7", headers: ["Accept-Language": "es"], version: .v1))
+            #expect(try await server.requests(path: "/v1/items/7").count == 2)
+            await api.shutdown()
+        }
+    }
+
     @Test("max-age beats the TTL, and a response without one expires with the TTL, on the test clock")
     func freshnessOnTheTestClock() async throws {
         try await withScriptedServer { server in
