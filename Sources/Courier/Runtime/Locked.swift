@@ -4,7 +4,9 @@
 /// The value must take memory (not `Void` or an empty struct): TSan reports a race on
 /// `inout` access to a zero-sized header even under the mutex. Use ``Lock`` for a bare lock.
 package struct Locked<Value> {
-    private let storage: LockStorage<Value>
+    /// The lock and the value; read outside this file only to lock without the value
+    /// (``Reply``'s `deinit`).
+    let storage: LockStorage<Value>
 
     package init(_ value: Value) {
         precondition(MemoryLayout<Value>.size > 0, "Locked needs a value that takes memory; use Lock")

@@ -6,7 +6,9 @@
 ///   mailbox was closed with the message still queued) resumes the asker with
 ///   ``RuntimeError/replyDropped``, which ``Mailbox/ask(_:)`` turns into
 ///   ``RuntimeError/componentRestarted(_:)`` or ``RuntimeError/componentUnavailable(_:)``.
-package final class Reply<Value: Sendable>: Sendable {
+package final class Reply<Value: Sendable>: @unchecked Sendable {
+    // Invariant: `answered` is read and written only under the slot's lock; the lets never
+    // change.
     /// Who waits for the answer: a suspended task (an ask), or a function called with it (a
     /// component that asked another and takes the answer as a message of its own, without a
     /// task waiting in between).
@@ -38,6 +40,11 @@ package final class Reply<Value: Sendable>: Sendable {
     typealias Slot = Locked<Asker?>
 
     private let slot: Slot
+    /// Whether this handle answered, or tried to (its asker is answered either way): `deinit`
+    /// reads it under the slot's lock, through the lock's class, which needs no run-time look-up
+    /// of a type built from `Value` (a generic class's `deinit` runs unspecialised, and `take`
+    /// there looked up `Asker?` and `Result` on every request: about 1k instructions).
+    private var answered = false
 
     /// A handle on the slot an asker waits in (the asker holds the slot, never the handle, so a
     /// component dropping the handle still answers it).
@@ -54,7 +61,7 @@ package final class Reply<Value: Sendable>: Sendable {
     /// Answers the asker with `value`. Returns `false` if the asker was already answered.
     @discardableResult
     package func succeed(_ value: Value) -> Bool {
-        guard let asker = Self.take(slot) else { return false }
+        guard let asker = take() else { return false }
         asker.succeed(value)
         return true
     }
@@ -62,7 +69,9 @@ package final class Reply<Value: Sendable>: Sendable {
     /// Answers the asker with `error`. Returns `false` if the asker was already answered.
     @discardableResult
     package func fail(_ error: any Error) -> Bool {
-        Self.fail(slot, error, beforeResuming: {})
+        guard let asker = take() else { return false }
+        asker.resume(with: .failure(error))
+        return true
     }
 
     /// Answers the asker with `result`. Returns `false` if the asker was already answered.
@@ -88,6 +97,15 @@ package final class Reply<Value: Sendable>: Sendable {
         return true
     }
 
+    /// Takes the asker for this handle to answer, and marks the handle as having answered.
+    private func take() -> Asker? {
+        slot.withLock { asker in
+            answered = true
+            defer { asker = nil }
+            return asker
+        }
+    }
+
     private static func take(_ slot: Slot) -> Asker? {
         slot.withLock { asker in
             defer { asker = nil }
@@ -96,7 +114,17 @@ package final class Reply<Value: Sendable>: Sendable {
     }
 
     deinit {
-        // Released without an answer: the asker learns it rather than waiting for ever.
-        Self.take(slot)?.resume(with: .failure(RuntimeError.replyDropped))
+        let lock = slot.storage
+        lock.lock()
+        let answered = self.answered
+        lock.unlock()
+        if !answered { Self.dropped(slot) }
+    }
+
+    /// Released without an answer: the asker learns it rather than waiting for ever. Not
+    /// inlined, so that `deinit` looks up the types this needs only on this path.
+    @inline(never)
+    private static func dropped(_ slot: Slot) {
+        take(slot)?.resume(with: .failure(RuntimeError.replyDropped))
     }
 }
