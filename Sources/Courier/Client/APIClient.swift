@@ -29,7 +29,8 @@ public final class APIClient: Sendable {
     /// The base URL checked and split once; every endpoint's URL is built from it.
     private let base: Result<URLBuilder.Base, NetworkError>
     private let encoder: JSONEncoder
-    private let decoder: JSONDecoder
+    /// Used by the inlinable ``send(_:)``.
+    @usableFromInline let decoder: JSONDecoder
 
     /// Creates a client and starts its components.
     public init(configuration: Configuration) {
@@ -102,6 +103,10 @@ public final class APIClient: Sendable {
     /// - Throws: ``NetworkError``: the transport's errors, statuses other than 2xx mapped
     ///   (304 `notModified`, 401 `unauthorized`, 404 `notFound`, …, each with its response),
     ///   `decodingError` with the body's first bytes.
+    ///
+    /// Inlinable, so that it is specialised for `Value` where it is called: unspecialised, each
+    /// call looked up the types `Response<Value>` and `Value?` at run time.
+    @inlinable
     public func send<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Response<Value> {
         let response = try await data(for: endpoint)
         // A 3xx that was not followed (a 304, redirects off) has nothing to decode.
@@ -334,7 +339,8 @@ public final class APIClient: Sendable {
 
     // MARK: Helpers
 
-    private static func prefix(of body: Data) -> String {
+    @usableFromInline
+    static func prefix(of body: Data) -> String {
         let head = body.prefix(256)
         let text = String(decoding: head, as: UTF8.self)
         return body.count > head.count ? text + "…" : text
