@@ -103,6 +103,16 @@ enum URLBuilder {
         /// The text of that URL, before Foundation parses it: what a fresh cache hit is looked up
         /// by, without paying for the parse.
         func text(segments: [String], trailingSlash: Bool = false, query items: [URLQueryItem] = []) throws(NetworkError) -> String {
+            // The usual case, plain segments and no query, in one pass and one allocation.
+            if !segments.isEmpty, items.isEmpty, query == nil {
+                var length = prefix.utf8.count + (trailingSlash ? 1 : 0)
+                var plain = true
+                for segment in segments where plain {
+                    plain = try URLBuilder.isPlain(segment)
+                    length += 1 + segment.utf8.count
+                }
+                if plain { return URLBuilder.joined(prefix, segments, trailingSlash: trailingSlash, length: length) }
+            }
             var result = segments.isEmpty ? path : prefix
             // Room for the usual case (no encoding), so the appends below do not regrow it.
             var length = result.utf8.count + segments.count + 1 + (query?.utf8.count ?? 0)
@@ -178,39 +188,73 @@ enum URLBuilder {
     /// whole, following the path rules of ``url(base:path:query:)``.
     fileprivate static func append(_ segments: [String], to result: inout String, trailingSlash: Bool) throws(NetworkError) {
         for segment in segments {
-            var segment = segment
-            // One pass over the bytes: refuse a control character, and see whether the segment
-            // needs any encoding at all (most do not).
-            let scan = segment.withUTF8 { bytes -> (control: Unicode.Scalar?, plain: Bool) in
-                var plain = true
-                for index in 0..<bytes.count {
-                    let byte = bytes[index]
-                    if byte < 0x20 || byte == 0x7F { return (Unicode.Scalar(byte), false) }
-                    // C1 controls (U+0080–U+009F) are 0xC2 0x80–0x9F in UTF-8.
-                    if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
-                        return (Unicode.Scalar(bytes[index + 1]), false)
-                    }
-                    if plain, !isAllowedInSegment(byte) { plain = false }
-                }
-                return (nil, plain)
-            }
-            if let control = scan.control {
-                let code = String(control.value, radix: 16, uppercase: true)
-                let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
-                throw .invalidURL("path contains the control character U+\(padded)")
-            }
-            if segment.isEmpty { throw .invalidURL("path has an empty segment") }
-            if segment == "." || segment == ".." {
-                throw .invalidURL("path contains a \".\" or \"..\" segment, which would escape the base URL's path")
-            }
+            let plain = try isPlain(segment)
             result += "/"
-            if scan.plain {
+            if plain {
                 result += segment
             } else {
                 appendPercentEncoded(segment.utf8, to: &result, allowing: isAllowedInSegment)
             }
         }
         if trailingSlash, !segments.isEmpty { result += "/" }
+    }
+
+    /// Whether `segment` goes into a path as it is (no byte needs percent-encoding). Throws
+    /// ``NetworkError/invalidURL(_:)`` for a segment that is empty, `.` or `..`, or holds a
+    /// control character.
+    fileprivate static func isPlain(_ segment: String) throws(NetworkError) -> Bool {
+        var segment = segment
+        // One pass over the bytes: refuse a control character, and see whether the segment
+        // needs any encoding at all (most do not).
+        let scan = segment.withUTF8 { bytes -> (control: Unicode.Scalar?, plain: Bool) in
+            var plain = true
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == 0x7F { return (Unicode.Scalar(byte), false) }
+                // C1 controls (U+0080–U+009F) are 0xC2 0x80–0x9F in UTF-8.
+                if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                    return (Unicode.Scalar(bytes[index + 1]), false)
+                }
+                if plain, !isAllowedInSegment(byte) { plain = false }
+            }
+            return (nil, plain)
+        }
+        if let control = scan.control {
+            let code = String(control.value, radix: 16, uppercase: true)
+            let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
+            throw .invalidURL("path contains the control character U+\(padded)")
+        }
+        if segment.isEmpty { throw .invalidURL("path has an empty segment") }
+        if segment == "." || segment == ".." {
+            throw .invalidURL("path contains a \".\" or \"..\" segment, which would escape the base URL's path")
+        }
+        return scan.plain
+    }
+
+    /// `prefix`, then "/" and each segment, then "/" if `trailingSlash`: `length` bytes, written
+    /// in one pass into one allocation.
+    fileprivate static func joined(_ prefix: String, _ segments: [String], trailingSlash: Bool, length: Int) -> String {
+        String(unsafeUninitializedCapacity: length) { buffer in
+            var end = copy(prefix, into: buffer, at: 0)
+            for segment in segments {
+                buffer[end] = UInt8(ascii: "/")
+                end = copy(segment, into: buffer, at: end + 1)
+            }
+            if trailingSlash {
+                buffer[end] = UInt8(ascii: "/")
+                end += 1
+            }
+            return end
+        }
+    }
+
+    /// Copies `text`'s UTF-8 into `buffer` from `start`; returns where it ended.
+    private static func copy(_ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        var text = text
+        return text.withUTF8 { bytes in
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[start...]).initialize(fromContentsOf: bytes)
+            return start + bytes.count
+        }
     }
 
     /// The segments of a textual path: split on the byte "/" (not the Character: "/" followed

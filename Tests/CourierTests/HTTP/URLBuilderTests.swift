@@ -216,4 +216,14 @@ import Testing
             try URLBuilder.url(base: testURL("https://h/api"), segments: ["files", segment])
         } != nil)
     }
+
+    @Test("a segment after one that needs encoding is still checked (plain segments are joined in one pass)")
+    func aSegmentAfterOneThatNeedsEncodingIsStillChecked() throws {
+        let url = try URLBuilder.url(base: testURL("https://h/api"), segments: ["a", "b c", "d"])
+        #expect(url.absoluteString == "https://h/api/a/b%20c/d")
+        #expect(invalidURLMessage { () throws(NetworkError) in
+            try URLBuilder.url(base: testURL("https://h/api"), segments: ["a", "b c", ".."])
+        } != nil)
+        #expect(try URLBuilder.url(base: testURL("https://h/api/"), segments: ["v1", "users", "42"]).absoluteString == "https://h/api/v1/users/42")
+    }
 }
