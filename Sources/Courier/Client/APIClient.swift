@@ -125,6 +125,7 @@ public final class APIClient: Sendable {
     /// a 2xx, or a 3xx that was not followed (a 304, or any redirect when the policy does not
     /// follow it). Other statuses throw, as for ``send(_:)``.
     public func data<Value>(for endpoint: Endpoint<Value>) async throws(NetworkError) -> HTTPResponse {
+        if Task.isCancelled { throw .cancelled }
         let base = try base.get()
         let text = try base.text(segments: endpoint.segmentsWithVersion, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
         let headers = requestHeaders(endpoint)
@@ -146,7 +147,8 @@ public final class APIClient: Sendable {
     /// and returns the raw final response (2xx, or a 3xx that was not followed).
     /// (`consuming`: the client adds what it must to the request it was given instead of a copy.)
     public func data(for request: consuming HTTPRequest, options: RequestOptions = RequestOptions()) async throws(NetworkError) -> HTTPResponse {
-        try await data(for: request, options: options, shelf: .notChecked)
+        if Task.isCancelled { throw .cancelled }
+        return try await data(for: request, options: options, shelf: .notChecked)
     }
 
     /// Whether the caller of ``data(for:options:shelf:)`` already looked for a fresh hit, and
@@ -158,7 +160,6 @@ public final class APIClient: Sendable {
 
     /// ``data(for:options:)``, after the lookup `shelf` says was made.
     private func data(for request: consuming HTTPRequest, options: RequestOptions, shelf: ShelfCheck) async throws(NetworkError) -> HTTPResponse {
-        if Task.isCancelled { throw .cancelled }
         let identity: String? = switch shelf {
         case .notChecked: cache == nil || request.method != .get
             ? nil : cacheIdentity(headers: request.headers, urlText: request.url.absoluteString, options)
