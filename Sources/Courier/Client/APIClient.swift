@@ -46,7 +46,9 @@ public final class APIClient: Sendable {
         }
         self.tokens = tokens
         let pipelineConfiguration = configuration.pipeline(tokens: tokens)
-        authentication = pipelineConfiguration.auth
+        // The first auth interceptor the request meets: one in the user's own interceptors, else
+        // the client's.
+        authentication = configuration.requestInterceptors.lazy.compactMap { $0 as? AuthInterceptor }.first ?? pipelineConfiguration.auth
         let (pipeline, pipelineChild) = RequestPipeline.child(pipelineConfiguration, events: requestEvents)
         self.pipeline = pipeline
         var children = [pipelineChild]
@@ -125,22 +127,25 @@ public final class APIClient: Sendable {
     /// a 2xx, or a 3xx that was not followed (a 304, or any redirect when the policy does not
     /// follow it). Other statuses throw, as for ``send(_:)``.
     public func data<Value>(for endpoint: Endpoint<Value>) async throws(NetworkError) -> HTTPResponse {
-        if Task.isCancelled { throw .cancelled }
         let base = try base.get()
         let text = try base.text(segments: endpoint.segmentsWithVersion, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
         let headers = requestHeaders(endpoint)
         // A fresh hit is looked up by the URL's text: it never pays for parsing the URL. (Were
-        // the text to differ from the parsed URL's, the lookup would only miss here.)
-        var identity: String?
-        if let cache, endpoint.method == .get {
-            identity = cacheIdentity(headers: headers, urlText: text, endpoint.options)
+        // the text to differ from the parsed URL's, the lookup would only miss here.) Not for a
+        // request with a body, whose encoding error must come first.
+        var shelf = ShelfCheck.notChecked
+        if let cache, endpoint.method == .get, endpoint.body == nil {
+            if Task.isCancelled { throw .cancelled }
+            let identity = cacheIdentity(headers: headers, urlText: text, endpoint.options)
             if let identity, Self.answersFromShelf(endpoint.options, cache),
                let fresh = cache.freshResponse(headers: headers, key: CacheKey(url: text, identity: identity)) {
                 return fresh
             }
+            shelf = .checked(identity: identity)
         }
         let request = try makeRequest(endpoint, base: base, url: URLBuilder.parse(text), headers: headers)
-        return try await data(for: request, options: endpoint.options, shelf: .checked(identity: identity))
+        if Task.isCancelled { throw .cancelled }
+        return try await data(for: request, options: endpoint.options, shelf: shelf)
     }
 
     /// Sends a request you built yourself through the pipeline (interceptors, retries, errors)

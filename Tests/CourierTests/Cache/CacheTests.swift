@@ -236,6 +236,12 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             _ = try await fetch(api)
             #expect(try await server.requests(path: "/v1/items/7").count == 2)
             await api.shutdown()
+            // The same with the auth interceptor among the user's own interceptors.
+            let listed = cachingClient(server) { $0.requestInterceptors = [AuthInterceptor { "tok" }] }
+            _ = try await fetch(listed)
+            _ = try await fetch(listed)
+            #expect(try await server.requests(path: "/v1/items/7").count == 4)
+            await listed.shutdown()
         }
     }
 
