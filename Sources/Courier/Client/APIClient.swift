@@ -232,10 +232,7 @@ public final class APIClient: Sendable {
     private func cacheIdentity(headers: HTTPHeaders, urlText: String, _ options: RequestOptions) -> String? {
         if headers.contains("Authorization") { return nil }
         guard let authentication, options.requiresAuth else { return "" }
-        if authentication.isPublic(pathOfURLText: urlText) ?? URL(string: urlText).map({ authentication.isPublic(pathOf: $0) }) ?? false {
-            return ""
-        }
-        return tokens?.credential.value.identity
+        return authentication.isPublic(pathOfURLText: urlText) ? "" : tokens?.credential.value.identity
     }
 
     /// Whether a request with `options` may be answered from the shelf without a message: a

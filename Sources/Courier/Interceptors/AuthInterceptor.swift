@@ -91,12 +91,18 @@ public struct AuthInterceptor: RequestInterceptor {
     /// URL's text in one pass with integer indices, since `URL.path` parses the URL again on
     /// Linux and this runs on every request.
     func isPublic(pathOf url: URL) -> Bool {
-        isPublic(pathOfURLText: url.absoluteString) ?? isPublic(url.path)
+        publicPathScan(url.absoluteString) ?? isPublic(url.path)
     }
 
-    /// ``isPublic(pathOf:)`` on a URL's text; `nil` when the text is not `scheme://…` (then
-    /// ask Foundation for the path).
-    func isPublic(pathOfURLText text: String) -> Bool? {
+    /// ``isPublic(pathOf:)`` for a URL's text, before it is parsed (only text that is not
+    /// `scheme://…` is parsed, for its path).
+    func isPublic(pathOfURLText text: String) -> Bool {
+        publicPathScan(text) ?? URL(string: text).map { isPublic($0.path) } ?? false
+    }
+
+    /// Whether the path in a URL's text is public, read in one pass with integer indices; `nil`
+    /// when the text is not `scheme://…` (then ask Foundation for the path).
+    private func publicPathScan(_ text: String) -> Bool? {
         var text = text
         return text.withUTF8 { bytes -> Bool? in
             let count = bytes.count
