@@ -18,7 +18,17 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: LockStorage<Value>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
-            let status = pthread_mutex_init(mutex, nil)
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
+            #if canImport(Glibc)
+            // Spin briefly before sleeping: Courier's critical sections are a few dozen
+            // instructions, and a mailbox's lock is taken by senders and its consumer on other
+            // cores at once; sleeping in the kernel at the first contention cost more CPU per
+            // request than the wait itself (the benchmark's pipeline row, see ARCHITECTURE.md).
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+            #endif
+            let status = pthread_mutex_init(mutex, &attributes)
+            pthread_mutexattr_destroy(&attributes)
             precondition(status == 0, "pthread_mutex_init failed: \(status)")
         }
         return storage
