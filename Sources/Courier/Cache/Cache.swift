@@ -17,8 +17,8 @@ actor Cache: Component {
     enum Message: Sendable {
         /// The answer to this GET, stored or fetched (ask).
         case get(CacheRequest, Reply<HTTPResponse>)
-        /// The caller waiting as `waiter` gave up (tell).
-        case leave(waiter: UInt64)
+        /// The caller waiting as `waiter` for a response to `key` gave up (tell).
+        case leave(waiter: UInt64, key: CacheKey)
         /// Fetch `flight` of cache instance `instance` ended (tell, from the pipeline's reply); a
         /// later instance ignores it.
         case fetched(instance: UInt64, flight: UInt64, Result<HTTPResponse, NetworkError>)
@@ -86,8 +86,6 @@ actor Cache: Component {
     private var flights: [UInt64: Flight] = [:]
     /// The fetch identical requests for a key may join (the first one started for it).
     private var joinable: [CacheKey: UInt64] = [:]
-    /// Which fetch each waiting caller waits for.
-    private var waiterFlights: [UInt64: UInt64] = [:]
     private var lastFlight: UInt64 = 0
     /// This instance's identity: fetches started by a failed instance still answer into the same
     /// mailbox, and their flight numbers would collide with this instance's.
@@ -121,8 +119,8 @@ actor Cache: Component {
         switch message {
         case .get(let request, let reply):
             get(request, reply)
-        case .leave(let waiter):
-            leave(waiter)
+        case .leave(let waiter, let key):
+            leave(waiter, key: key)
         case .fetched(let instance, let id, let result):
             if instance == self.instance { finish(id, result) }
         // The client already took these keys off the shelf (`Handle.forget`); here they leave
@@ -210,7 +208,6 @@ actor Cache: Component {
            flight.request.headers == cached.request.headers {
             if let reply {
                 flights[id]?.waiters[cached.waiter] = reply   // in place: no copy of the waiters
-                waiterFlights[cached.waiter] = id
                 stats.coalesced += 1
             }
             return
@@ -226,10 +223,7 @@ actor Cache: Component {
         var flight = Flight(
             id: lastFlight, storageKey: storageKey, request: cached.request, ttl: cached.ttl, policy: cached.policy,
             stale: stale, waiters: [:], background: reply == nil, revalidating: revalidating)
-        if let reply {
-            flight.waiters[cached.waiter] = reply
-            waiterFlights[cached.waiter] = lastFlight
-        }
+        if let reply { flight.waiters[cached.waiter] = reply }
         // The answer comes back as a message: no task waits for it.
         let (mailbox, id, instance) = (environment.mailbox, lastFlight, instance)
         flight.cancel = environment.fetch(sent, cached.options) { result in
@@ -240,8 +234,8 @@ actor Cache: Component {
         stats.fetches += 1
     }
 
-    private func leave(_ waiter: UInt64) {
-        guard let id = waiterFlights.removeValue(forKey: waiter), flights[id] != nil else { return }
+    private func leave(_ waiter: UInt64, key: CacheKey) {
+        guard let id = flight(of: waiter, key: key) else { return }
         flights[id]?.waiters[waiter] = nil
         if let flight = flights[id], flight.waiters.isEmpty, !flight.background {
             // Every caller gave up: the fetch is cancelled (the server sees it dropped).
@@ -250,15 +244,22 @@ actor Cache: Component {
         }
     }
 
+    /// The fetch `waiter` waits for: the one identical requests for `key` join, unless that one
+    /// stopped being joinable (an invalidation) or the waiter's headers or policy differ from
+    /// its; then one of the others for the key (a scan, on a cancellation only).
+    private func flight(of waiter: UInt64, key: CacheKey) -> UInt64? {
+        if let id = joinable[key], flights[id]?.waiters[waiter] != nil { return id }
+        return flights.first { $0.value.storageKey == key && $0.value.waiters[waiter] != nil }?.key
+    }
+
     private func remove(_ flight: Flight) {
         flights[flight.id] = nil
         if joinable[flight.storageKey] == flight.id { joinable[flight.storageKey] = nil }
     }
 
     private func finish(_ id: UInt64, _ result: Result<HTTPResponse, NetworkError>) {
-        guard let flight = flights[id] else { return }
-        remove(flight)
-        for waiter in flight.waiters.keys { waiterFlights[waiter] = nil }
+        guard let flight = flights.removeValue(forKey: id) else { return }
+        if joinable[flight.storageKey] == id { joinable[flight.storageKey] = nil }
         let now = environment.clock.currentDate
         let answer: Result<HTTPResponse, NetworkError>
         switch result {

@@ -77,6 +77,24 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
         }
     }
 
+    @Test("callers of a fetch that an invalidation made unjoinable still leave it: when all cancel, the server sees it dropped")
+    func cancellingAfterAnInvalidation() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/items/7", method: "GET", [.hold, .json(200, item)])
+            let api = cachingClient(server)
+            var tasks: [Task<User, any Error>] = []
+            for _ in 0..<10 { tasks.append(Task { try await self.fetch(api) }) }
+            _ = try await server.waitForRequests(path: "/v1/items/7", count: 1)
+            try api.invalidateCache(for: endpoint)
+            // A caller after the invalidation starts a fetch of its own, which answers.
+            #expect(try await fetch(api).id == 7)
+            for task in tasks { task.cancel() }
+            for task in tasks { await #expect(throws: NetworkError.self) { _ = try await task.value } }
+            #expect(try await server.waitForDisconnect(path: "/v1/items/7"))
+            await api.shutdown()
+        }
+    }
+
     @Test("ETag round trip: the stale entry is revalidated with If-None-Match, the 304 gives the stored body")
     func etagRevalidation() async throws {
         try await withScriptedServer { server in
