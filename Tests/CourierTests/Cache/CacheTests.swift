@@ -14,7 +14,7 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
 }
 
 /// Serialized: the coalescing tests hold a thousand requests each.
-@Suite(.serialized) struct CacheTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct CacheTests {
     let item = #"{"id":7,"name":"Ivy"}"#
     let endpoint = Endpoint<User>(path: "items/7", version: .v1)
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Courier
 
-@Suite struct PersistentCacheTests {
+@Suite(.timeLimit(.minutes(5))) struct PersistentCacheTests {
     let item = #"{"id":7,"name":"Ivy"}"#
 
     @Test("entries round-trip through the database, least recently used dropped past the byte limit")

@@ -5,7 +5,7 @@ import Testing
 
 /// `LinkWatcher` against the real kernel. Where netlink is not available (a sandbox, Apple
 /// platforms) `open()` returns nil and the tests that need a watcher have nothing to check.
-@Suite(.serialized) struct LinkWatcherTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct LinkWatcherTests {
     @Test("hasUsableLink answers without crashing")
     func hasUsableLinkAnswers() {
         let first = LinkWatcher.hasUsableLink()

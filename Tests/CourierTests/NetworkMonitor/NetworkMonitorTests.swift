@@ -9,7 +9,7 @@ func settledConnectivity(_ api: APIClient) async throws -> ConnectivityState {
     try await api.offline!.monitor.ask { .state($0) }
 }
 
-@Suite struct NetworkMonitorTests {
+@Suite(.timeLimit(.minutes(5))) struct NetworkMonitorTests {
     @Test("the probe: a health URL that stops answering is offline at once, probed again soon, then less often; back up, online")
     func probe() async throws {
         let server = try await ScriptedServer.start()

@@ -5,7 +5,7 @@ import Testing
 @testable import Courier
 
 /// Redirects as Courier follows them, over real HTTP against the scripted server.
-@Suite struct RedirectPolicyTests {
+@Suite(.timeLimit(.minutes(5))) struct RedirectPolicyTests {
     private struct Order: Codable, Sendable, Equatable { let total: Int }
 
     @Test("a 307 or 308 delivers the POST body to the new location", arguments: [307, 308])

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Courier
 
-@Suite struct RequestPipelineTests {
+@Suite(.timeLimit(.minutes(5))) struct RequestPipelineTests {
     @Test("past the queue bound requests are overloaded and memory stays bounded")
     func pastTheQueueBoundRequestsAreOverloadedAndMemoryStaysBounded() async throws {
         let transport = ScriptedTransport()

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Courier
 
-@Suite struct EventBroadcasterTests {
+@Suite(.timeLimit(.minutes(5))) struct EventBroadcasterTests {
     @Test("every subscriber gets every event in order")
     func everySubscriberGetsEveryEventInOrder() async {
         let broadcaster = EventBroadcaster<Int>()

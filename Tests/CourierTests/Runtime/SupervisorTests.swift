@@ -2,7 +2,7 @@ import Testing
 @testable import Courier
 import CourierTesting
 
-@Suite struct SupervisorTests {
+@Suite(.timeLimit(.minutes(5))) struct SupervisorTests {
     let clock = ManualClock()
 
     func supervisor(

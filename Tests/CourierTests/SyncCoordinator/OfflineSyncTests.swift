@@ -42,7 +42,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
     events.filter { if case .delivered = $0 { true } else { false } }.count
 }
 
-@Suite struct OfflineSyncTests {
+@Suite(.timeLimit(.minutes(5))) struct OfflineSyncTests {
     @Test("offline: 100 writes are queued; when connectivity returns the server receives all 100, in order, each with its key")
     func hundredWrites() async throws {
         let server = try await ScriptedServer.start()

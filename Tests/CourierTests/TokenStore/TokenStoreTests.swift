@@ -63,7 +63,7 @@ final class FailingSaves: TokenPersistence {
 
 /// Serialized: two of these send 500 requests each over loopback; run together (and under
 /// ThreadSanitizer) they would starve the suite's timing-sensitive tests.
-@Suite(.serialized) struct TokenStoreTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct TokenStoreTests {
     let me = #"{"id":1,"name":"Ann"}"#
 
     @Test("500 concurrent requests with an expired token: one refresh, then every request carries the new token")
