@@ -11,24 +11,26 @@ import Darwin
 /// never changes.
 /// (`ManagedBuffer` cannot be `Sendable`; `Lock` and `Locked` carry the promise.)
 final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
-    // Invariant: the mutex is initialised in `make`, destroyed only in `deinit`, and touched only
-    // through pthread calls; the value is read and written only while the mutex is held.
+    // Invariant: the mutex is initialised in `make` (adaptive on glibc), destroyed only in
+    // `deinit`, and touched only through pthread calls; the value is read and written only
+    // while the mutex is held.
 
     static func make(_ value: Value) -> LockStorage<Value> {
         let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: LockStorage<Value>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
             var attributes = pthread_mutexattr_t()
-            pthread_mutexattr_init(&attributes)
+            precondition(pthread_mutexattr_init(&attributes) == 0, "pthread_mutexattr_init failed")
+            defer { pthread_mutexattr_destroy(&attributes) }
             #if canImport(Glibc)
             // Spin briefly before sleeping: Courier's critical sections are a few dozen
             // instructions, and a mailbox's lock is taken by senders and its consumer on other
             // cores at once; sleeping in the kernel at the first contention cost more CPU per
             // request than the wait itself (the benchmark's pipeline row, see ARCHITECTURE.md).
-            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+            let typed = pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+            precondition(typed == 0, "pthread_mutexattr_settype failed: \(typed)")
             #endif
             let status = pthread_mutex_init(mutex, &attributes)
-            pthread_mutexattr_destroy(&attributes)
             precondition(status == 0, "pthread_mutex_init failed: \(status)")
         }
         return storage
