@@ -44,7 +44,7 @@ extension Cache {
         ) async throws -> HTTPResponse {
             let waiter = lastWaiter.withLock { $0 += 1; return $0 }
             let cached = CacheRequest(waiter: waiter, request: request, key: key, options: options, policy: policy, ttl: ttl)
-            return try await mailbox.ask({ .get(cached, $0) }, onCancel: .leave(waiter: waiter, key: key), cancelledError: NetworkError.cancelled)
+            return try await mailbox.ask({ .get(cached, $0) }, onCancel: .leave(cached), cancelledError: NetworkError.cancelled)
         }
 
         /// Forgets stored responses: on the shelf at once (so the caller's next read cannot find

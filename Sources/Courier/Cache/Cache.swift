@@ -17,8 +17,8 @@ actor Cache: Component {
     enum Message: Sendable {
         /// The answer to this GET, stored or fetched (ask).
         case get(CacheRequest, Reply<HTTPResponse>)
-        /// The caller waiting as `waiter` for a response to `key` gave up (tell).
-        case leave(waiter: UInt64, key: CacheKey)
+        /// The caller that sent this request gave up waiting (tell).
+        case leave(CacheRequest)
         /// Fetch `flight` of cache instance `instance` ended (tell, from the pipeline's reply); a
         /// later instance ignores it.
         case fetched(instance: UInt64, flight: UInt64, Result<HTTPResponse, NetworkError>)
@@ -119,8 +119,8 @@ actor Cache: Component {
         switch message {
         case .get(let request, let reply):
             get(request, reply)
-        case .leave(let waiter, let key):
-            leave(waiter, key: key)
+        case .leave(let cached):
+            leave(cached)
         case .fetched(let instance, let id, let result):
             if instance == self.instance { finish(id, result) }
         // The client already took these keys off the shelf (`Handle.forget`); here they leave
@@ -234,32 +234,35 @@ actor Cache: Component {
         stats.fetches += 1
     }
 
-    private func leave(_ waiter: UInt64, key: CacheKey) {
-        guard let id = flight(of: waiter, key: key) else { return }
-        flights[id]?.waiters[waiter] = nil
+    private func leave(_ cached: CacheRequest) {
+        guard let id = flight(of: cached.waiter, key: cached.key) else { return }
+        flights[id]?.waiters[cached.waiter] = nil
         if let flight = flights[id], flight.waiters.isEmpty, !flight.background {
             // Every caller gave up: the fetch is cancelled (the server sees it dropped).
             flight.cancel?()
-            remove(flight)
+            remove(id)
         }
     }
 
-    /// The fetch `waiter` waits for: the one identical requests for `key` join, unless that one
-    /// stopped being joinable (an invalidation) or the waiter's headers or policy differ from
-    /// its; then one of the others for the key (a scan, on a cancellation only).
+    /// The fetch `waiter` waits for: usually the one identical requests for `key` join; when
+    /// the waiter's fetch is not that one (an invalidation made it unjoinable, or the waiter's
+    /// headers or policy differ from the joinable one's), the running fetch for `key` that
+    /// holds it, found by a scan of every running fetch (on a cancellation only).
     private func flight(of waiter: UInt64, key: CacheKey) -> UInt64? {
         if let id = joinable[key], flights[id]?.waiters[waiter] != nil { return id }
         return flights.first { $0.value.storageKey == key && $0.value.waiters[waiter] != nil }?.key
     }
 
-    private func remove(_ flight: Flight) {
-        flights[flight.id] = nil
-        if joinable[flight.storageKey] == flight.id { joinable[flight.storageKey] = nil }
+    /// Forgets fetch `id` (and, if identical requests join it, that they do); returns it.
+    @discardableResult
+    private func remove(_ id: UInt64) -> Flight? {
+        guard let flight = flights.removeValue(forKey: id) else { return nil }
+        if joinable[flight.storageKey] == id { joinable[flight.storageKey] = nil }
+        return flight
     }
 
     private func finish(_ id: UInt64, _ result: Result<HTTPResponse, NetworkError>) {
-        guard let flight = flights.removeValue(forKey: id) else { return }
-        if joinable[flight.storageKey] == id { joinable[flight.storageKey] = nil }
+        guard let flight = remove(id) else { return }
         let now = environment.clock.currentDate
         let answer: Result<HTTPResponse, NetworkError>
         switch result {
