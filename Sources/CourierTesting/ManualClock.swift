@@ -17,7 +17,7 @@ public final class ManualClock: TimeSource, Sendable {
         var now: Duration = .zero
         var sleepers: [Int: Sleeper] = [:]
         var nextID = 0
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Locked(State())
@@ -79,15 +79,28 @@ public final class ManualClock: TimeSource, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Returns once at least `count` tasks are sleeping on this clock.
+    /// Returns once at least `count` tasks are sleeping on this clock, or once the calling task
+    /// is cancelled (a test past its time limit then ends instead of waiting for ever).
     public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.sleeperWaiters.append((count, continuation))
-                return false
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if state.sleepers.count >= count || Task.isCancelled { return true }
+                    state.sleeperWaiters.append((id, count, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.sleeperWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleeperWaiters.remove(at: index).continuation
+            }
+            waiter?.resume()
         }
     }
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Courier
 
-@Suite struct RequestExecutionTests {
+@Suite(.timeLimit(.minutes(5))) struct RequestExecutionTests {
     @Test("retries are counted at the server")
     func retriesAreCountedAtTheServer() async throws {
         try await withScriptedServer { server in
