@@ -376,7 +376,12 @@ class Handler(BaseHTTPRequestHandler):
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             return self.read_chunked()
         length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length > 0 else b""
+        body = self.rfile.read(length) if length > 0 else b""
+        if len(body) < length:
+            # The client went away mid-body (killed while sending): as a real server would, do
+            # not record or answer a request that never fully arrived.
+            raise ConnectionError("EOF in body")
+        return body
 
     def read_chunked(self):
         chunks = []
