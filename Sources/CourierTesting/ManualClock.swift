@@ -17,7 +17,8 @@ public final class ManualClock: TimeSource, Sendable {
         var now: Duration = .zero
         var sleepers: [Int: Sleeper] = [:]
         var nextID = 0
-        var sleeperWaiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Tasks in ``waitForSleepers(_:)``: the sleeper count each waits for, and its gate.
+        var sleeperWaiters: [(count: Int, gate: Latch)] = []
     }
 
     private let state = Locked(State())
@@ -53,13 +54,13 @@ public final class ManualClock: TimeSource, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (immediate, waiters) = state.withLock { state -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
+                let (immediate, waiters) = state.withLock { state -> (Result<Void, any Error>?, [Latch]) in
                     if Task.isCancelled { return (.failure(CancellationError()), []) }
                     if duration <= .zero { return (.success(()), []) }
                     state.sleepers[id] = Sleeper(deadline: state.now + duration, continuation: continuation)
                     return (nil, Self.releaseSleeperWaiters(&state))
                 }
-                for waiter in waiters { waiter.resume() }
+                for waiter in waiters { waiter.open() }
                 if let immediate { continuation.resume(with: immediate) }
             }
         } onCancel: {
@@ -82,31 +83,18 @@ public final class ManualClock: TimeSource, Sendable {
     /// Returns once at least `count` tasks are sleeping on this clock, or once the calling task
     /// is cancelled (a test past its time limit then ends instead of waiting for ever).
     public func waitForSleepers(_ count: Int = 1) async {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
+        let gate = Latch()
+        let ready = state.withLock { state -> Bool in
+            if state.sleepers.count >= count { return true }
+            state.sleeperWaiters.append((count, gate))
+            return false
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
-                    if state.sleepers.count >= count || Task.isCancelled { return true }
-                    state.sleeperWaiters.append((id, count, continuation))
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard let index = state.sleeperWaiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.sleeperWaiters.remove(at: index).continuation
-            }
-            waiter?.resume()
-        }
+        if !ready { await gate.wait() }
     }
 
-    private static func releaseSleeperWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+    private static func releaseSleeperWaiters(_ state: inout State) -> [Latch] {
         let count = state.sleepers.count
-        let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
+        let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.gate)
         state.sleeperWaiters.removeAll { $0.count <= count }
         return ready
     }

@@ -1,6 +1,7 @@
 /// A one-way gate: closed until ``open()``, then open for good. Tasks can wait for it, with
-/// cancellation. The supervisor uses one per child instance to know when it has exited.
-final class Latch: Sendable {
+/// cancellation. The supervisor uses one per child instance to know when it has exited;
+/// `ManualClock` one per task waiting for sleepers.
+package final class Latch: Sendable {
     private struct State {
         var isOpen = false
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -9,8 +10,11 @@ final class Latch: Sendable {
 
     private let state = Locked(State())
 
+    /// A closed gate.
+    package init() {}
+
     /// Opens the gate and releases every waiter. Idempotent.
-    func open() {
+    package func open() {
         let waiters = state.withLock { state in
             state.isOpen = true
             defer { state.waiters = [:] }
@@ -22,7 +26,7 @@ final class Latch: Sendable {
     var isOpen: Bool { state.withLock { $0.isOpen } }
 
     /// Returns once the gate is open, or as soon as the calling task is cancelled.
-    func wait() async {
+    package func wait() async {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
