@@ -26,7 +26,8 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
             // Spin briefly before sleeping: Courier's critical sections are a few dozen
             // instructions, and a mailbox's lock is taken by senders and its consumer on other
             // cores at once; sleeping in the kernel at the first contention cost more CPU per
-            // request than the wait itself (the benchmark's pipeline row, see ARCHITECTURE.md).
+            // request than the wait itself while the cores were free, and no less under load
+            // (the benchmark's pipeline row, see ARCHITECTURE.md).
             let typed = pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
             precondition(typed == 0, "pthread_mutexattr_settype failed: \(typed)")
             #endif
