@@ -19,13 +19,10 @@ extension Cache {
             self.defaultTTL = defaultTTL
         }
 
-        /// The stored response to `request` if it is fresh, read from the shelf without a
-        /// message (and made the most recently used); `nil` otherwise (then ``get``).
-        func freshResponse(for request: HTTPRequest, key: CacheKey) -> HTTPResponse? {
-            freshResponse(headers: request.headers, key: key)
-        }
-
-        /// ``freshResponse(for:key:)`` for a request with `headers`, before its URL is parsed.
+        /// The stored response under `key` if it is fresh and was stored for a request with the
+        /// same values of the headers it varies on as `headers`, read from the shelf without a
+        /// message (and made the most recently used); `nil` otherwise (then ``get``). Takes the
+        /// headers, not the request, so that it can run before the request's URL is parsed.
         func freshResponse(headers: HTTPHeaders, key: CacheKey) -> HTTPResponse? {
             let now = clock.currentDate
             return shelf.withLock { shelf in

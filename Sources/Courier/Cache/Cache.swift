@@ -170,7 +170,7 @@ actor Cache: Component {
             storage { $0.store(stored, for: storageKey) }   // back in memory, most recently used
             entry = stored
         }
-        if let stored = entry, !stored.matches(cached.request) { entry = nil }
+        if let stored = entry, !stored.matches(cached.request.headers) { entry = nil }
         switch cached.policy {
         case .cacheOnly:
             if let entry {

@@ -50,11 +50,6 @@ struct CacheEntry: Sendable {
         return fields
     }
 
-    /// Whether it was stored for a request with these header values.
-    func matches(_ request: HTTPRequest) -> Bool {
-        matches(request.headers)
-    }
-
     /// Whether a request with `headers` has the same values of the headers this entry varies on.
     func matches(_ headers: HTTPHeaders) -> Bool {
         varying.allSatisfy { headers[$0.key] ?? "" == $0.value }

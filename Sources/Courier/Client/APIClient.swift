@@ -174,7 +174,7 @@ public final class APIClient: Sendable {
             let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
             // A fresh hit costs no message; anything else asks the cache.
             let key = CacheKey(url: request.url.absoluteString, identity: identity)
-            if case .notChecked = shelf, Self.answersFromShelf(options, cache), let fresh = cache.freshResponse(for: request, key: key) {
+            if case .notChecked = shelf, Self.answersFromShelf(options, cache), let fresh = cache.freshResponse(headers: request.headers, key: key) {
                 return fresh
             }
             do {
