@@ -101,16 +101,12 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
     private func take() -> Asker? {
         slot.withLock { asker in
             answered = true
-            defer { asker = nil }
-            return asker
+            return asker.take()
         }
     }
 
     private static func take(_ slot: Slot) -> Asker? {
-        slot.withLock { asker in
-            defer { asker = nil }
-            return asker
-        }
+        slot.withLock { $0.take() }
     }
 
     deinit {
