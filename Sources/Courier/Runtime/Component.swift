@@ -25,31 +25,22 @@ extension Component {
     package func batchHandled() async throws {}
 
     /// Consumes `mailbox` until it is closed or a stop marker for `incarnation` arrives.
-    /// Runs on the actor, so each message costs no extra hop. Messages are taken in batches;
-    /// what this instance took but did not handle (it failed, or was told to stop) goes back to
-    /// the front of the mailbox for the next instance.
+    /// Runs on the actor (the iterator too), so each message costs no extra hop. Messages are
+    /// taken in batches; what this instance took but did not handle (it failed, or was told to
+    /// stop) goes back to the front of the mailbox with the iterator, for the next instance.
     func run(_ mailbox: Mailbox<Message>, incarnation: Int) async throws {
-        while true {
-            let batch = await mailbox.nextBatch()
-            if batch.isEmpty { return }
-            for index in batch.indices {
-                switch batch[index] {
-                case .message(let message):
-                    do {
-                        try await handle(message)
-                    } catch {
-                        mailbox.putBack(batch[(index + 1)...])
-                        throw error
-                    }
-                case .stop(let target):
-                    if target == incarnation {
-                        mailbox.putBack(batch[(index + 1)...])
-                        try await batchHandled()
-                        return
-                    }
+        for await envelope in mailbox {
+            switch envelope {
+            case .message(let message):
+                try await handle(message)
+            case .endOfBatch:
+                try await batchHandled()
+            case .stop(let target):
+                if target == incarnation {
+                    try await batchHandled()
+                    return
                 }
             }
-            try await batchHandled()
         }
     }
 }

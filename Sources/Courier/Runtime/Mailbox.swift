@@ -1,16 +1,17 @@
 /// A component's mailbox: an async sequence of typed messages, owned by whoever wires the
-/// components (the supervisor), not by the component.
+/// components (the supervisor), not by the component. A component's loop is
+/// `for await envelope in mailbox` (``Component/run(_:incarnation:)``).
 ///
-/// Because the stream outlives any one instance of the component, a restarted component
-/// keeps consuming the same stream: messages sent while it was failing or restarting wait in
-/// the buffer and are handled by the next instance. Closing the mailbox (at shutdown, or when
-/// the supervisor gives up) is final: later sends fail with
+/// Because the mailbox outlives any one instance of the component, a restarted component
+/// keeps consuming it: messages sent while it was failing or restarting wait in the buffer
+/// and are handled by the next instance. Closing the mailbox (at shutdown, or when the
+/// supervisor gives up) is final: later sends fail with
 /// ``RuntimeError/componentUnavailable(_:)``, and every ask still queued is answered with it.
 /// It is a lock, an array and at most one stored continuation (the consumer's), not an
 /// `AsyncStream`: measured with callgrind, a stream message cost 14–20k instructions (most of
-/// it generic-metadata lookups), this about 1k. The consumer takes every queued message at
-/// once (one lock round trip per batch), and cancelling the consumer's task ends only that
-/// wait, never the mailbox.
+/// it generic-metadata lookups), this about 1k. The consumer's iterator takes every queued
+/// message at once (one lock round trip per batch), and cancelling the consumer's task ends
+/// only that wait, never the mailbox.
 package final class Mailbox<Message: Sendable>: Sendable {
     /// The name of the component this mailbox feeds; it appears in errors and events.
     package let name: String
@@ -18,10 +19,12 @@ package final class Mailbox<Message: Sendable>: Sendable {
     private let state = Locked(State())
 
     private struct State {
-        /// Messages not yet taken by a consumer, oldest first.
+        /// Messages not yet taken by a consumer, oldest first. The consumer swaps its drained
+        /// batch in for it, so both arrays keep their capacity instead of growing again from
+        /// empty for every batch.
         var queued: [Envelope] = []
-        /// The consumer waiting for a message, if it is waiting.
-        var waiter: UnsafeContinuation<[Envelope], Never>?
+        /// The consumer waiting for a message, if it is waiting; resumed with `nil` to end.
+        var waiter: UnsafeContinuation<Envelope?, Never>?
         var closed = false
     }
 
@@ -101,12 +104,11 @@ package final class Mailbox<Message: Sendable>: Sendable {
     /// until the consumer drains them or ``discardQueued()`` drops them. A waiting consumer
     /// sees the end.
     func close() {
-        let waiter = state.withLock { state -> UnsafeContinuation<[Envelope], Never>? in
+        let waiter = state.withLock { state -> UnsafeContinuation<Envelope?, Never>? in
             state.closed = true
-            defer { state.waiter = nil }
-            return state.waiter
+            return state.waiter.take()
         }
-        waiter?.resume(returning: [])
+        waiter?.resume(returning: nil)
     }
 
     /// Drops every queued message of a closed mailbox, so that their askers are answered
@@ -129,57 +131,127 @@ package final class Mailbox<Message: Sendable>: Sendable {
     /// Queues `envelope`, or hands it straight to a waiting consumer; `false` if closed (the
     /// envelope is then dropped, after the lock, and a reply in it answers its asker).
     private func deliver(_ envelope: Envelope) -> Bool {
-        let (accepted, waiter) = state.withLock { state -> (Bool, UnsafeContinuation<[Envelope], Never>?) in
+        let (accepted, waiter) = state.withLock { state -> (Bool, UnsafeContinuation<Envelope?, Never>?) in
             guard !state.closed else { return (false, nil) }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return (true, waiter)
-            }
+            if let waiter = state.waiter.take() { return (true, waiter) }
             state.queued.append(envelope)
             return (true, nil)
         }
-        waiter?.resume(returning: [envelope])
+        waiter?.resume(returning: envelope)
         return accepted
-    }
-
-    /// The next messages, oldest first, all that are queued; waits if there are none. Empty
-    /// once the mailbox is closed and drained, or if the calling task is cancelled while it
-    /// waits (which ends that wait only: the mailbox stays as it is).
-    func nextBatch() async -> [Envelope] {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<[Envelope], Never>) in
-                let ready = state.withLock { state -> [Envelope]? in
-                    if !state.queued.isEmpty {
-                        defer { state.queued = [] }
-                        return state.queued
-                    }
-                    if state.closed || Task.isCancelled { return [] }
-                    precondition(state.waiter == nil, "a mailbox has one consumer at a time")
-                    state.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: [])
-        }
     }
 
     /// Puts back, at the front, messages a consumer took but did not handle (it failed, or
     /// was asked to stop), so the next instance handles them first and in order.
-    func putBack(_ envelopes: ArraySlice<Envelope>) {
+    private func putBack(_ envelopes: ArraySlice<Envelope>) {
         guard !envelopes.isEmpty else { return }
         state.withLock { $0.queued.insert(contentsOf: envelopes, at: 0) }
     }
 
-    /// What travels through a mailbox: a component's message, or a supervisor's stop marker.
-    enum Envelope: Sendable {
+    /// What a mailbox's consumer receives: a component's message, a supervisor's stop marker,
+    /// or the iterator's mark that a batch ended.
+    package enum Envelope: Sendable {
         case message(Message)
         /// Stop the instance with this incarnation number; later instances ignore it.
         case stop(incarnation: Int)
+        /// Made by the iterator, never sent: every message taken in one batch has been
+        /// received, so the consumer may finish their work together
+        /// (``Component/batchHandled()``).
+        case endOfBatch
+    }
+}
+
+extension Mailbox: AsyncSequence {
+    package typealias Element = Envelope
+    package typealias Failure = Never
+
+    /// A consumer's iterator. One consumer at a time: a restarted component makes a new one.
+    package func makeAsyncIterator() -> Iterator {
+        Iterator(self)
+    }
+
+    /// Takes every queued message at once (one lock round trip per batch) and yields them one
+    /// by one, oldest first, then ``Envelope/endOfBatch``; waits when none is queued. Ends
+    /// (`nil`) once the mailbox is closed and drained, or when the consuming task is cancelled
+    /// while it waits (which ends that wait only: the mailbox stays as it is).
+    ///
+    /// What it took but did not yield goes back to the front of the mailbox when the iterator
+    /// is released (its consumer failed, or met its stop marker), so the next consumer receives
+    /// it first and in order. A class for that: its `deinit` is where the batch goes back.
+    package final class Iterator: AsyncIteratorProtocol {
+        private let mailbox: Mailbox
+        /// The batch taken; `position` is the next one to yield.
+        private var batch: [Envelope] = []
+        private var position = 0
+        /// Whether messages were yielded since the last ``Envelope/endOfBatch``.
+        private var inBatch = false
+
+        fileprivate init(_ mailbox: Mailbox) {
+            self.mailbox = mailbox
+        }
+
+        package func next() async -> Envelope? {
+            await next(isolation: nil)
+        }
+
+        /// Runs on the consumer's actor: no hop off it and back for each batch. Inlined into
+        /// the consumer's loop, so that a message of a batch already taken costs no async call.
+        @inline(__always)
+        package func next(isolation actor: isolated (any Actor)?) async -> Envelope? {
+            if position < batch.count {
+                defer { position += 1 }
+                return batch[position]
+            }
+            return await nextBatch(isolation: actor)
+        }
+
+        /// The end of the batch, or the first message of the next one (taken or waited for).
+        private func nextBatch(isolation actor: isolated (any Actor)?) async -> Envelope? {
+            if inBatch {
+                inBatch = false
+                // The drained array goes back to the mailbox at the next take, capacity kept
+                // (up to a bound, so one burst does not hold its memory for good).
+                batch.removeAll(keepingCapacity: batch.capacity <= 1024)
+                position = 0
+                return .endOfBatch
+            }
+            let taken = mailbox.state.withLock { state -> Bool in
+                guard !state.queued.isEmpty else { return false }
+                swap(&state.queued, &batch)
+                return true
+            }
+            if taken {
+                inBatch = true
+                position = 1
+                return batch[0]
+            }
+            let single = await waitForOne(isolation: actor)
+            if single != nil { inBatch = true }
+            return single
+        }
+
+        /// Waits for a message: a sender hands it straight over (`nil` once the mailbox is
+        /// closed, or the task is cancelled). Messages queued meanwhile are taken as a batch.
+        private func waitForOne(isolation actor: isolated (any Actor)?) async -> Envelope? {
+            let mailbox = self.mailbox
+            return await withTaskCancellationHandler {
+                await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<Envelope?, Never>) in
+                    let ready = mailbox.state.withLock { state -> Envelope?? in
+                        if !state.queued.isEmpty { return .some(state.queued.removeFirst()) }
+                        if state.closed || Task.isCancelled { return .some(nil) }
+                        precondition(state.waiter == nil, "a mailbox has one consumer at a time")
+                        state.waiter = continuation
+                        return .none
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            } onCancel: {
+                mailbox.state.withLock { $0.waiter.take() }?.resume(returning: nil)
+            }
+        }
+
+        deinit {
+            if position < batch.count { mailbox.putBack(batch[position...]) }
+        }
     }
 }

@@ -151,4 +151,41 @@ import Testing
             #expect(mine == (0..<500).map { "c:\(sender)-\($0)" })
         }
     }
+
+    @Test("the iterator yields a batch's messages in order, then the batch's end")
+    func theIteratorYieldsABatchsMessagesInOrderThenTheBatchsEnd() async throws {
+        let box = Mailbox<Probe.Message>(name: "p")
+        for note in ["a", "b", "c"] { try box.send(.note(note)) }
+        let iterator = box.makeAsyncIterator()
+        var seen: [String] = []
+        for _ in 0..<4 { seen.append(Self.describe(await iterator.next())) }
+        try box.send(.note("d"))
+        box.close()
+        for _ in 0..<3 { seen.append(Self.describe(await iterator.next())) }
+        #expect(seen == ["a", "b", "c", "end of batch", "d", "end of batch", "nil"])
+    }
+
+    @Test("an iterator released in the middle of a batch gives the rest back, in order")
+    func anIteratorReleasedInTheMiddleOfABatchGivesTheRestBack() async throws {
+        let box = Mailbox<Probe.Message>(name: "p")
+        for note in ["a", "b", "c"] { try box.send(.note(note)) }
+        var first: Mailbox<Probe.Message>.Iterator? = box.makeAsyncIterator()
+        #expect(Self.describe(await first?.next()) == "a")
+        first = nil
+        try box.send(.note("d"))
+        box.close()
+        var seen: [String] = []
+        for await envelope in box { seen.append(Self.describe(envelope)) }
+        #expect(seen == ["b", "c", "d", "end of batch"])
+    }
+
+    private static func describe(_ envelope: Mailbox<Probe.Message>.Envelope?) -> String {
+        switch envelope {
+        case .message(.note(let text))?: text
+        case .message?: "another message"
+        case .stop(let incarnation)?: "stop \(incarnation)"
+        case .endOfBatch?: "end of batch"
+        case nil: "nil"
+        }
+    }
 }
