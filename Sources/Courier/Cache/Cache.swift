@@ -62,23 +62,55 @@ actor Cache: Component {
     /// One shared network fetch and the callers waiting for it.
     private struct Flight {
         let id: UInt64
-        let storageKey: CacheKey
-        let request: HTTPRequest
-        let ttl: CacheTTL
-        let policy: CachePolicy
+        /// The request that started it: its key, its headers (identical requests join it), its
+        /// policy and freshness, and what its answer is stored for.
+        let first: CacheRequest
         /// What was stored when it started (revalidated by a 304, served if the network fails
         /// and the policy or the entry allow).
         let stale: CacheEntry?
-        var waiters: [UInt64: Reply<HTTPResponse>]
+        var waiters = Waiters()
         /// A background revalidation (stale-while-revalidate): nobody waits, nobody cancels it.
         let background: Bool
         /// Whether the cache added ``stale``'s validators (only then is a 304 about the entry).
-        var revalidating = false
+        let revalidating: Bool
         /// Whether its answer may be stored: not once the key was invalidated while it ran (the
         /// answer may predate the write).
         var storable = true
         /// Cancels the network request.
         var cancel: (@Sendable () -> Void)?
+
+        var storageKey: CacheKey { first.key }
+    }
+
+    /// The callers waiting for one fetch, by waiter number: the first inline (most fetches
+    /// have one caller: no allocation, no hashing), the coalesced ones after it in an array (a
+    /// caller that leaves is found by a scan, on cancellation only).
+    private struct Waiters {
+        private var first: (waiter: UInt64, reply: Reply<HTTPResponse>)?
+        private var others: [(waiter: UInt64, reply: Reply<HTTPResponse>)] = []
+
+        var isEmpty: Bool { first == nil && others.isEmpty }
+
+        mutating func add(_ waiter: UInt64, _ reply: Reply<HTTPResponse>) {
+            if first == nil { first = (waiter, reply) } else { others.append((waiter, reply)) }
+        }
+
+        func contains(_ waiter: UInt64) -> Bool {
+            first?.waiter == waiter || others.contains { $0.waiter == waiter }
+        }
+
+        mutating func remove(_ waiter: UInt64) {
+            if first?.waiter == waiter {
+                first = nil
+            } else if let index = others.firstIndex(where: { $0.waiter == waiter }) {
+                others.remove(at: index)
+            }
+        }
+
+        func answer(_ result: Result<HTTPResponse, any Error>) {
+            first?.reply.resume(with: result)
+            for other in others { other.reply.resume(with: result) }
+        }
     }
 
     private let environment: Environment
@@ -190,53 +222,58 @@ actor Cache: Component {
             if let entry, entry.servableWhileRevalidating(at: now) {
                 stats.staleHits += 1
                 reply.succeed(entry.response)
-                join(cached, storageKey: storageKey, stale: entry, reply: nil)
+                join(cached, stale: entry, reply: nil)
                 return
             }
         case .networkFirst, .networkOnly:
             break
         }
         stats.misses += 1
-        join(cached, storageKey: storageKey, stale: cached.policy == .networkOnly ? nil : entry, reply: reply)
+        join(cached, stale: cached.policy == .networkOnly ? nil : entry, reply: reply)
     }
 
     /// Adds the caller to the fetch of an identical request, or starts one; `reply` nil starts a
     /// background revalidation (unless one is running).
-    private func join(_ cached: CacheRequest, storageKey: CacheKey, stale: CacheEntry?, reply: Reply<HTTPResponse>?) {
+    private func join(_ cached: CacheRequest, stale: CacheEntry?, reply: Reply<HTTPResponse>?) {
         // Identical requests (same headers, same policy) share the fetch running for the key.
-        if let id = joinable[storageKey], let flight = flights[id], flight.policy == cached.policy,
-           flight.request.headers == cached.request.headers {
+        if let id = joinable[cached.key], let flight = flights[id], flight.first.policy == cached.policy,
+           flight.first.request.headers == cached.request.headers {
             if let reply {
-                flights[id]?.waiters[cached.waiter] = reply   // in place: no copy of the waiters
+                flights[id]?.waiters.add(cached.waiter, reply)   // in place: no copy of the waiters
                 stats.coalesced += 1
             }
             return
         }
         lastFlight += 1
-        var sent = cached.request
-        var revalidating = false
         // Revalidate what is stored, unless the caller sent validators of its own.
-        if let stale, !stale.validators.isEmpty, !sent.headers.contains("If-None-Match"), !sent.headers.contains("If-Modified-Since") {
-            for field in stale.validators { sent.headers.add(name: field.name, value: field.value) }
-            revalidating = true
+        let headers = cached.request.headers
+        let revalidating = if let stale {
+            !stale.validators.isEmpty && !headers.contains("If-None-Match") && !headers.contains("If-Modified-Since")
+        } else {
+            false
         }
-        var flight = Flight(
-            id: lastFlight, storageKey: storageKey, request: cached.request, ttl: cached.ttl, policy: cached.policy,
-            stale: stale, waiters: [:], background: reply == nil, revalidating: revalidating)
-        if let reply { flight.waiters[cached.waiter] = reply }
+        var flight = Flight(id: lastFlight, first: cached, stale: stale, background: reply == nil, revalidating: revalidating)
+        if let reply { flight.waiters.add(cached.waiter, reply) }
         // The answer comes back as a message: no task waits for it.
         let (mailbox, id, instance) = (environment.mailbox, lastFlight, instance)
-        flight.cancel = environment.fetch(sent, cached.options) { result in
+        let answer: @Sendable (Result<HTTPResponse, NetworkError>) -> Void = { result in
             try? mailbox.send(.fetched(instance: instance, flight: id, result))
         }
+        if revalidating, let stale {
+            var sent = cached.request
+            for field in stale.validators { sent.headers.add(name: field.name, value: field.value) }
+            flight.cancel = environment.fetch(sent, cached.options, answer)
+        } else {
+            flight.cancel = environment.fetch(cached.request, cached.options, answer)
+        }
         flights[id] = flight
-        if joinable[storageKey] == nil { joinable[storageKey] = id }
+        if joinable[cached.key] == nil { joinable[cached.key] = id }
         stats.fetches += 1
     }
 
     private func leave(_ cached: CacheRequest) {
         guard let id = flight(of: cached.waiter, key: cached.key) else { return }
-        flights[id]?.waiters[cached.waiter] = nil
+        flights[id]?.waiters.remove(cached.waiter)
         if let flight = flights[id], flight.waiters.isEmpty, !flight.background {
             // Every caller gave up: the fetch is cancelled (the server sees it dropped).
             flight.cancel?()
@@ -249,8 +286,8 @@ actor Cache: Component {
     /// headers or policy differ from the joinable one's), the running fetch for `key` that
     /// holds it, found by a scan of every running fetch (on a cancellation only).
     private func flight(of waiter: UInt64, key: CacheKey) -> UInt64? {
-        if let id = joinable[key], flights[id]?.waiters[waiter] != nil { return id }
-        return flights.first { $0.value.storageKey == key && $0.value.waiters[waiter] != nil }?.key
+        if let id = joinable[key], flights[id]?.waiters.contains(waiter) == true { return id }
+        return flights.first { $0.value.storageKey == key && $0.value.waiters.contains(waiter) }?.key
     }
 
     /// Forgets fetch `id` (and, if identical requests join it, that they do); returns it.
@@ -267,7 +304,7 @@ actor Cache: Component {
         let answer: Result<HTTPResponse, NetworkError>
         switch result {
         case .success(let response) where response.status == 304 && flight.revalidating && flight.stale != nil:
-            let entry = flight.stale!.revalidated(by: response, ttl: flight.ttl, defaultTTL: environment.defaultTTL, now: now)
+            let entry = flight.stale!.revalidated(by: response, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now)
             if flight.storable {
                 storage { $0.store(entry, for: flight.storageKey) }
                 onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
@@ -278,7 +315,7 @@ actor Cache: Component {
             answer = .success(response)
         case .success(let response):
             if let entry = CacheEntry.make(
-                response: response, to: flight.request, ttl: flight.ttl, defaultTTL: environment.defaultTTL, now: now) {
+                response: response, to: flight.first.request, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now) {
                 storage { $0.store(entry, for: flight.storageKey) }
                 onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
             } else if response.status != 304 {
@@ -288,14 +325,14 @@ actor Cache: Component {
             answer = .success(response)
         case .failure(let error):
             if let stale = flight.stale, Self.isNetworkFailure(error),
-               flight.policy == .networkFirst || stale.servableOnError(at: now) {
+               flight.first.policy == .networkFirst || stale.servableOnError(at: now) {
                 stats.staleOnError += 1
                 answer = .success(stale.response)
             } else {
                 answer = .failure(error)
             }
         }
-        for reply in flight.waiters.values { reply.resume(with: answer.mapError { $0 }) }
+        flight.waiters.answer(answer.mapError { $0 })
     }
 
     /// Fetches running for matching keys will not store their answers (which may predate what
