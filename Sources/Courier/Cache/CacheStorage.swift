@@ -43,22 +43,24 @@ struct CacheStorage<Key: Hashable & Sendable>: Sendable {
     /// many entries were evicted.
     @discardableResult
     mutating func store(_ entry: CacheEntry, for key: Key) -> Int {
-        remove(key)
         let size = entry.size
-        guard size <= maxBytes, maxEntries > 0 else { return 0 }
-        let slot = Slot(key: key, entry: entry, size: size, newer: -1, older: newest)
+        guard size <= maxBytes, maxEntries > 0 else {
+            remove(key)
+            return 0
+        }
         let position: Int
         if let free = freeSlots.popLast() {
-            slots[free] = slot
             position = free
         } else {
-            slots.append(slot)
+            slots.append(Slot(key: key, entry: .placeholder, size: 0, newer: -1, older: -1))
             position = slots.count - 1
         }
+        // One look-up both files the key and finds the entry it replaces.
+        if let replaced = index.updateValue(position, forKey: key) { release(replaced) }
+        slots[position] = Slot(key: key, entry: entry, size: size, newer: -1, older: newest)
         if newest >= 0 { slots[newest].newer = position }
         newest = position
         if oldest < 0 { oldest = position }
-        index[key] = position
         bytes += size
         var evicted = 0
         while count > maxEntries || bytes > maxBytes, oldest >= 0 {
@@ -71,6 +73,11 @@ struct CacheStorage<Key: Hashable & Sendable>: Sendable {
     /// Forgets the entry under `key`, if any.
     mutating func remove(_ key: Key) {
         guard let slot = index.removeValue(forKey: key) else { return }
+        release(slot)
+    }
+
+    /// Takes `slot`, no longer indexed, out of the recency list and frees it.
+    private mutating func release(_ slot: Int) {
         unlink(slot)
         bytes -= slots[slot].size
         slots[slot].entry = CacheEntry.placeholder
