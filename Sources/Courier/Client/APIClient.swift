@@ -58,9 +58,7 @@ public final class APIClient: Sendable {
             let shelf = Locked(CacheShelf(storage: CacheStorage(maxEntries: caching.maxEntries, maxBytes: caching.maxBytes)))
             var environment = Cache.Environment(
                 mailbox: mailbox,
-                fetch: { request, options, answer in
-                    pipeline.submit(request, options: options) { answer($0.mapError { NetworkError(answer: $0) }) }
-                },
+                fetch: { request, options, answer in pipeline.submit(request, options: options, answer: answer) },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: configuration.clock, shelf: shelf)
             environment.fault = caching.fault

@@ -27,15 +27,15 @@ extension RequestPipeline {
         }
 
         /// Sends `request` as ``send(_:options:)`` does, for a component that takes the answer
-        /// as a message of its own: `answer` is called once with the outcome (errors already as
-        /// an asker would see them). Returns what cancels the request (its answer is then
-        /// `cancelled`).
+        /// as a message of its own: `answer` is called once with the outcome (a runtime error as
+        /// ``NetworkError/init(answer:)`` maps what an asker would see). Returns what cancels the
+        /// request (its answer is then `cancelled`).
         func submit(
-            _ request: HTTPRequest, options: RequestOptions, answer: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void
+            _ request: HTTPRequest, options: RequestOptions, answer: @escaping @Sendable (Result<HTTPResponse, NetworkError>) -> Void
         ) -> @Sendable () -> Void {
             let id = nextID()
             let mailbox = self.mailbox
-            let reply = Reply<HTTPResponse> { result in answer(result.mapError { mailbox.answerError($0) }) }
+            let reply = Reply<HTTPResponse> { result in answer(result.mapError { NetworkError(answer: mailbox.answerError($0)) }) }
             if (try? mailbox.send(.execute(pending(request, options: options, id: id, reply: reply)))) == nil {
                 reply.fail(RuntimeError.componentUnavailable(mailbox.name))
             }
