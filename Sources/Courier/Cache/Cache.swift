@@ -236,7 +236,8 @@ actor Cache: Component {
     /// background revalidation (unless one is running).
     private func join(_ cached: CacheRequest, stale: CacheEntry?, reply: Reply<HTTPResponse>?) {
         // Identical requests (same headers, same policy) share the fetch running for the key.
-        if let id = joinable[cached.key], let flight = flights[id], flight.first.policy == cached.policy,
+        let joinableID = joinable[cached.key]
+        if let id = joinableID, let flight = flights[id], flight.first.policy == cached.policy,
            flight.first.request.headers == cached.request.headers {
             if let reply {
                 flights[id]?.waiters.add(cached.waiter, reply)   // in place: no copy of the waiters
@@ -267,7 +268,7 @@ actor Cache: Component {
             flight.cancel = environment.fetch(cached.request, cached.options, answer)
         }
         flights[id] = flight
-        if joinable[cached.key] == nil { joinable[cached.key] = id }
+        if joinableID == nil { joinable[cached.key] = id }
         stats.fetches += 1
     }
 
@@ -294,7 +295,7 @@ actor Cache: Component {
     @discardableResult
     private func remove(_ id: UInt64) -> Flight? {
         guard let flight = flights.removeValue(forKey: id) else { return nil }
-        if joinable[flight.storageKey] == id { joinable[flight.storageKey] = nil }
+        if let index = joinable.index(forKey: flight.storageKey), joinable.values[index] == id { joinable.remove(at: index) }
         return flight
     }
 
