@@ -1,7 +1,6 @@
 extension Cache {
-    /// What the client holds to use the cache: its mailbox, its shelf of entries, and the
-    /// waiter numbering. A class: every GET takes it, and that is one retain instead of one per
-    /// field.
+    /// What the client holds to use the cache: its mailbox and its shelf of entries. A class:
+    /// every GET takes it, and that is one retain instead of one per field.
     final class Handle: Sendable {
         let mailbox: Mailbox<Message>
         let shelf: Locked<CacheShelf>
@@ -9,7 +8,6 @@ extension Cache {
         /// The client's default policy and freshness, for requests whose options set none.
         let defaultPolicy: CachePolicy
         let defaultTTL: CacheTTL
-        private let lastWaiter = Locked<UInt64>(0)
 
         init(mailbox: Mailbox<Message>, shelf: Locked<CacheShelf>, clock: any TimeSource, defaultPolicy: CachePolicy, defaultTTL: CacheTTL) {
             self.mailbox = mailbox
@@ -39,8 +37,7 @@ extension Cache {
         func get(
             _ request: HTTPRequest, key: CacheKey, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL
         ) async throws -> HTTPResponse {
-            let waiter = lastWaiter.withLock { $0 += 1; return $0 }
-            let cached = CacheRequest(waiter: waiter, request: request, key: key, options: options, policy: policy, ttl: ttl)
+            let cached = CacheRequest(request: request, key: key, options: options, policy: policy, ttl: ttl)
             return try await mailbox.ask({ .get(cached, $0) }, onCancel: .leave(cached), cancelledError: NetworkError.cancelled)
         }
 

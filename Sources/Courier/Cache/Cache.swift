@@ -82,27 +82,27 @@ actor Cache: Component {
         var storageKey: CacheKey { first.key }
     }
 
-    /// The callers waiting for one fetch, by waiter number: the first inline (most fetches
-    /// have one caller: no allocation, no hashing), the coalesced ones after it in an array (a
-    /// caller that leaves is found by a scan, on cancellation only).
+    /// The callers waiting for one fetch, each known by its request (compared by identity):
+    /// the first inline (most fetches have one caller: no allocation), the coalesced ones after
+    /// it in an array (a caller that leaves is found by a scan, on cancellation only).
     private struct Waiters {
-        private var first: (waiter: UInt64, reply: Reply<HTTPResponse>)?
-        private var others: [(waiter: UInt64, reply: Reply<HTTPResponse>)] = []
+        private var first: (caller: CacheRequest, reply: Reply<HTTPResponse>)?
+        private var others: [(caller: CacheRequest, reply: Reply<HTTPResponse>)] = []
 
         var isEmpty: Bool { first == nil && others.isEmpty }
 
-        mutating func add(_ waiter: UInt64, _ reply: Reply<HTTPResponse>) {
-            if first == nil { first = (waiter, reply) } else { others.append((waiter, reply)) }
+        mutating func add(_ caller: CacheRequest, _ reply: Reply<HTTPResponse>) {
+            if first == nil { first = (caller, reply) } else { others.append((caller, reply)) }
         }
 
-        func contains(_ waiter: UInt64) -> Bool {
-            first?.waiter == waiter || others.contains { $0.waiter == waiter }
+        func contains(_ caller: CacheRequest) -> Bool {
+            first?.caller === caller || others.contains { $0.caller === caller }
         }
 
-        mutating func remove(_ waiter: UInt64) {
-            if first?.waiter == waiter {
+        mutating func remove(_ caller: CacheRequest) {
+            if first?.caller === caller {
                 first = nil
-            } else if let index = others.firstIndex(where: { $0.waiter == waiter }) {
+            } else if let index = others.firstIndex(where: { $0.caller === caller }) {
                 others.remove(at: index)
             }
         }
@@ -240,7 +240,7 @@ actor Cache: Component {
         if let id = joinableID, let flight = flights[id], flight.first.policy == cached.policy,
            flight.first.request.headers == cached.request.headers {
             if let reply {
-                flights[id]?.waiters.add(cached.waiter, reply)   // in place: no copy of the waiters
+                flights[id]?.waiters.add(cached, reply)   // in place: no copy of the waiters
                 stats.coalesced += 1
             }
             return
@@ -254,7 +254,7 @@ actor Cache: Component {
             false
         }
         var flight = Flight(id: lastFlight, first: cached, stale: stale, background: reply == nil, revalidating: revalidating)
-        if let reply { flight.waiters.add(cached.waiter, reply) }
+        if let reply { flight.waiters.add(cached, reply) }
         // The answer comes back as a message: no task waits for it.
         let (mailbox, id, instance) = (environment.mailbox, lastFlight, instance)
         let answer: @Sendable (Result<HTTPResponse, NetworkError>) -> Void = { result in
@@ -273,8 +273,8 @@ actor Cache: Component {
     }
 
     private func leave(_ cached: CacheRequest) {
-        guard let id = flight(of: cached.waiter, key: cached.key) else { return }
-        flights[id]?.waiters.remove(cached.waiter)
+        guard let id = flight(of: cached) else { return }
+        flights[id]?.waiters.remove(cached)
         if let flight = flights[id], flight.waiters.isEmpty, !flight.background {
             // Every caller gave up: the fetch is cancelled (the server sees it dropped).
             flight.cancel?()
@@ -282,13 +282,13 @@ actor Cache: Component {
         }
     }
 
-    /// The fetch `waiter` waits for: usually the one identical requests for `key` join; when
-    /// the waiter's fetch is not that one (an invalidation made it unjoinable, or the waiter's
-    /// headers or policy differ from the joinable one's), the running fetch for `key` that
+    /// The fetch `caller` waits for: usually the one identical requests for its key join; when
+    /// the caller's fetch is not that one (an invalidation made it unjoinable, or the caller's
+    /// headers or policy differ from the joinable one's), the running fetch for the key that
     /// holds it, found by a scan of every running fetch (on a cancellation only).
-    private func flight(of waiter: UInt64, key: CacheKey) -> UInt64? {
-        if let id = joinable[key], flights[id]?.waiters.contains(waiter) == true { return id }
-        return flights.first { $0.value.storageKey == key && $0.value.waiters.contains(waiter) }?.key
+    private func flight(of caller: CacheRequest) -> UInt64? {
+        if let id = joinable[caller.key], flights[id]?.waiters.contains(caller) == true { return id }
+        return flights.first { $0.value.storageKey == caller.key && $0.value.waiters.contains(caller) }?.key
     }
 
     /// Forgets fetch `id` (and, if identical requests join it, that they do); returns it.

@@ -1,8 +1,7 @@
 /// A GET on its way through the cache, with what decides how it is answered. A class, as
-/// ``PendingRequest`` is: a message copy is one retain.
+/// ``PendingRequest`` is: a message copy is one retain; and its identity names the caller while
+/// it waits (a `leave` carries the same object as the caller's `get`).
 final class CacheRequest: Sendable {
-    /// Names this caller while it waits (its cancellation message says which waiter left).
-    let waiter: UInt64
     let request: HTTPRequest
     /// Where its response is filed: the request's URL, and whose response it is (the session's
     /// identity for requests that carry its credentials, "" for requests that carry none).
@@ -12,8 +11,7 @@ final class CacheRequest: Sendable {
     let policy: CachePolicy
     let ttl: CacheTTL
 
-    init(waiter: UInt64, request: HTTPRequest, key: CacheKey, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL) {
-        self.waiter = waiter
+    init(request: HTTPRequest, key: CacheKey, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL) {
         self.request = request
         self.key = key
         self.options = options
