@@ -40,10 +40,12 @@ actor Cache: Component {
     struct Environment: Sendable {
         let mailbox: Mailbox<Message>
         /// Sends a request to the network (the pipeline's mailbox) and calls the given function
-        /// with the outcome, once; returns what cancels it.
+        /// with the outcome, once; returns the request's number, for ``cancelFetch``.
         let fetch: @Sendable (
             HTTPRequest, RequestOptions, _ answer: @escaping @Sendable (Result<HTTPResponse, NetworkError>) -> Void
-        ) -> @Sendable () -> Void
+        ) -> RequestID
+        /// Cancels the request `fetch` numbered so (the caller no longer needs its answer).
+        let cancelFetch: @Sendable (RequestID) -> Void
         let maxEntries: Int
         let maxBytes: Int
         /// Seconds of freshness of ``CacheTTL/defaultTTL``.
@@ -76,8 +78,8 @@ actor Cache: Component {
         /// Whether its answer may be stored: not once the key was invalidated while it ran (the
         /// answer may predate the write).
         var storable = true
-        /// Cancels the network request.
-        var cancel: (@Sendable () -> Void)?
+        /// The network request's number in the pipeline, to cancel it.
+        let request: RequestID
 
         var storageKey: CacheKey { first.key }
     }
@@ -253,20 +255,22 @@ actor Cache: Component {
         } else {
             false
         }
-        var flight = Flight(id: lastFlight, first: cached, stale: stale, background: reply == nil, revalidating: revalidating)
-        if let reply { flight.waiters.add(cached, reply) }
         // The answer comes back as a message: no task waits for it.
         let (mailbox, id, instance) = (environment.mailbox, lastFlight, instance)
         let answer: @Sendable (Result<HTTPResponse, NetworkError>) -> Void = { result in
             try? mailbox.send(.fetched(instance: instance, flight: id, result))
         }
+        let request: RequestID
         if revalidating, let stale {
             var sent = cached.request
             for field in stale.validators { sent.headers.add(name: field.name, value: field.value) }
-            flight.cancel = environment.fetch(sent, cached.options, answer)
+            request = environment.fetch(sent, cached.options, answer)
         } else {
-            flight.cancel = environment.fetch(cached.request, cached.options, answer)
+            request = environment.fetch(cached.request, cached.options, answer)
         }
+        var flight = Flight(
+            id: id, first: cached, stale: stale, background: reply == nil, revalidating: revalidating, request: request)
+        if let reply { flight.waiters.add(cached, reply) }
         flights[id] = flight
         if joinableID == nil { joinable[cached.key] = id }
         stats.fetches += 1
@@ -277,7 +281,7 @@ actor Cache: Component {
         flights[id]?.waiters.remove(cached)
         if let flight = flights[id], flight.waiters.isEmpty, !flight.background {
             // Every caller gave up: the fetch is cancelled (the server sees it dropped).
-            flight.cancel?()
+            environment.cancelFetch(flight.request)
             remove(id)
         }
     }

@@ -59,6 +59,7 @@ public final class APIClient: Sendable {
             var environment = Cache.Environment(
                 mailbox: mailbox,
                 fetch: { request, options, answer in pipeline.submit(request, options: options, answer: answer) },
+                cancelFetch: { pipeline.cancel($0) },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: configuration.clock, shelf: shelf)
             environment.fault = caching.fault

@@ -28,18 +28,24 @@ extension RequestPipeline {
 
         /// Sends `request` as ``send(_:options:)`` does, for a component that takes the answer
         /// as a message of its own: `answer` is called once with the outcome (a runtime error as
-        /// ``NetworkError/init(answer:)`` maps what an asker would see). Returns what cancels the
-        /// request (its answer is then `cancelled`).
+        /// ``NetworkError/init(answer:)`` maps what an asker would see). Returns the request's
+        /// number, for ``cancel(_:)``.
         func submit(
             _ request: HTTPRequest, options: RequestOptions, answer: @escaping @Sendable (Result<HTTPResponse, NetworkError>) -> Void
-        ) -> @Sendable () -> Void {
+        ) -> RequestID {
             let id = nextID()
             let mailbox = self.mailbox
             let reply = Reply<HTTPResponse> { result in answer(result.mapError { NetworkError(answer: mailbox.answerError($0)) }) }
             if (try? mailbox.send(.execute(pending(request, options: options, id: id, reply: reply)))) == nil {
                 reply.fail(RuntimeError.componentUnavailable(mailbox.name))
             }
-            return { try? mailbox.send(.cancel(id)) }
+            return id
+        }
+
+        /// Cancels a request ``submit(_:options:answer:)`` sent (a tell): a running one's task
+        /// is cancelled, a queued one leaves the queue; nothing if it already ended.
+        func cancel(_ id: RequestID) {
+            try? mailbox.send(.cancel(id))
         }
 
         /// Sends one of the client's own requests (the token refresh) as ``send(_:options:)``
