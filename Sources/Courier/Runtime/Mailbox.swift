@@ -142,7 +142,8 @@ package final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Puts back, at the front, messages a consumer took but did not handle (it failed, or
-    /// was asked to stop), so the next instance handles them first and in order.
+    /// was asked to stop), so the next instance handles them first and in order. Called by the
+    /// consumer's iterator as it is released, so no consumer waits meanwhile (one at a time).
     private func putBack(_ envelopes: ArraySlice<Envelope>) {
         guard !envelopes.isEmpty else { return }
         state.withLock { $0.queued.insert(contentsOf: envelopes, at: 0) }
@@ -194,8 +195,11 @@ extension Mailbox: AsyncSequence {
             await next(isolation: nil)
         }
 
-        /// Runs on the consumer's actor: no hop off it and back for each batch. Inlined into
-        /// the consumer's loop, so that a message of a batch already taken costs no async call.
+        /// Runs on the consumer's actor: no hop off it and back for each batch (where a `for
+        /// await` loop calls this: Linux, and Apple platforms from macOS 15 and iOS 18; before
+        /// them the loop calls `next()`, which is as correct, one hop per message dearer).
+        /// Inlined into the consumer's loop, so that a message of a batch already taken costs
+        /// no async call.
         @inline(__always)
         package func next(isolation actor: isolated (any Actor)?) async -> Envelope? {
             if position < batch.count {
@@ -215,29 +219,30 @@ extension Mailbox: AsyncSequence {
                 position = 0
                 return .endOfBatch
             }
-            let taken = mailbox.state.withLock { state -> Bool in
-                guard !state.queued.isEmpty else { return false }
-                swap(&state.queued, &batch)
-                return true
-            }
-            if taken {
-                inBatch = true
-                position = 1
-                return batch[0]
-            }
-            let single = await waitForOne(isolation: actor)
-            if single != nil { inBatch = true }
-            return single
+            var first = mailbox.state.withLock { takeQueued(&$0) }
+            if first == nil { first = await waitForOne(isolation: actor) }
+            if first != nil { inBatch = true }
+            return first
+        }
+
+        /// Under the mailbox's lock: every queued message becomes the batch (and the drained
+        /// batch array the queue), and the first is returned; `nil` if none is queued.
+        private func takeQueued(_ state: inout State) -> Envelope? {
+            guard !state.queued.isEmpty else { return nil }
+            swap(&state.queued, &batch)
+            position = 1
+            return batch[0]
         }
 
         /// Waits for a message: a sender hands it straight over (`nil` once the mailbox is
-        /// closed, or the task is cancelled). Messages queued meanwhile are taken as a batch.
+        /// closed, or the task is cancelled). Messages queued before the wait began are taken as
+        /// a batch.
         private func waitForOne(isolation actor: isolated (any Actor)?) async -> Envelope? {
             let mailbox = self.mailbox
             return await withTaskCancellationHandler {
                 await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<Envelope?, Never>) in
                     let ready = mailbox.state.withLock { state -> Envelope?? in
-                        if !state.queued.isEmpty { return .some(state.queued.removeFirst()) }
+                        if let first = takeQueued(&state) { return .some(first) }
                         if state.closed || Task.isCancelled { return .some(nil) }
                         precondition(state.waiter == nil, "a mailbox has one consumer at a time")
                         state.waiter = continuation
