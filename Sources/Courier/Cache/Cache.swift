@@ -63,7 +63,6 @@ actor Cache: Component {
 
     /// One shared network fetch and the callers waiting for it.
     private struct Flight {
-        let id: UInt64
         /// The request that started it: its key, its headers (identical requests join it), its
         /// policy and freshness, and what its answer is stored for.
         let first: CacheRequest
@@ -71,7 +70,8 @@ actor Cache: Component {
         /// and the policy or the entry allow).
         let stale: CacheEntry?
         var waiters = Waiters()
-        /// A background revalidation (stale-while-revalidate): nobody waits, nobody cancels it.
+        /// A background revalidation (stale-while-revalidate): started for no caller (identical
+        /// requests may still join it), and never cancelled by callers leaving.
         let background: Bool
         /// Whether the cache added ``stale``'s validators (only then is a 304 about the entry).
         let revalidating: Bool
@@ -268,8 +268,7 @@ actor Cache: Component {
         } else {
             request = environment.fetch(cached.request, cached.options, answer)
         }
-        var flight = Flight(
-            id: id, first: cached, stale: stale, background: reply == nil, revalidating: revalidating, request: request)
+        var flight = Flight(first: cached, stale: stale, background: reply == nil, revalidating: revalidating, request: request)
         if let reply { flight.waiters.add(cached, reply) }
         flights[id] = flight
         if joinableID == nil { joinable[cached.key] = id }
