@@ -249,21 +249,18 @@ actor Cache: Component {
         }
         lastFlight += 1
         // Revalidate what is stored, unless the caller sent validators of its own.
+        let validators = stale?.validators ?? []
         let headers = cached.request.headers
-        let revalidating = if let stale {
-            !stale.validators.isEmpty && !headers.contains("If-None-Match") && !headers.contains("If-Modified-Since")
-        } else {
-            false
-        }
+        let revalidating = !validators.isEmpty && !headers.contains("If-None-Match") && !headers.contains("If-Modified-Since")
         // The answer comes back as a message: no task waits for it.
         let (mailbox, id, instance) = (environment.mailbox, lastFlight, instance)
         let answer: @Sendable (Result<HTTPResponse, NetworkError>) -> Void = { result in
             try? mailbox.send(.fetched(instance: instance, flight: id, result))
         }
         let request: RequestID
-        if revalidating, let stale {
+        if revalidating {
             var sent = cached.request
-            for field in stale.validators { sent.headers.add(name: field.name, value: field.value) }
+            for field in validators { sent.headers.add(name: field.name, value: field.value) }
             request = environment.fetch(sent, cached.options, answer)
         } else {
             request = environment.fetch(cached.request, cached.options, answer)
