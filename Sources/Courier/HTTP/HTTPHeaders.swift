@@ -163,8 +163,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         guard nameIsToken else { return false }
         return value.withUTF8 { bytes in
             for index in 0..<bytes.count {
+                // One comparison for each byte but the control characters up to CR.
                 let byte = bytes[index]
-                if byte == 0x0D || byte == 0x0A || byte == 0x00 { return false }
+                if byte <= 0x0D, byte == 0x0D || byte == 0x0A || byte == 0x00 { return false }
             }
             return true
         }
