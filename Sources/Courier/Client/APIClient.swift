@@ -143,7 +143,8 @@ public final class APIClient: Sendable {
             shelf = .checked(identity: identity)
         }
         let request = try makeRequest(endpoint, base: base, url: URLBuilder.parse(text), headers: headers)
-        if Task.isCancelled { throw .cancelled }
+        // Cancellation is checked once: before the shelf lookup if there was one, else here.
+        if case .notChecked = shelf, Task.isCancelled { throw .cancelled }
         return try await data(for: request, options: endpoint.options, shelf: shelf)
     }
 
