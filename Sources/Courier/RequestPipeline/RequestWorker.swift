@@ -39,10 +39,7 @@ final class WorkerInbox: Sendable {
     func give(_ pending: PendingRequest) {
         let waiter = state.withLock { state -> UnsafeContinuation<PendingRequest?, Never>? in
             precondition(state.next == nil, "a worker is given one request at a time")
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
+            if let waiter = state.waiter.take() { return waiter }
             state.next = pending
             return nil
         }
@@ -53,8 +50,7 @@ final class WorkerInbox: Sendable {
     func close() {
         let waiter = state.withLock { state -> UnsafeContinuation<PendingRequest?, Never>? in
             state.closed = true
-            defer { state.waiter = nil }
-            return state.waiter
+            return state.waiter.take()
         }
         waiter?.resume(returning: nil)
     }
@@ -64,10 +60,7 @@ final class WorkerInbox: Sendable {
     func next() async -> PendingRequest? {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<PendingRequest?, Never>) in
             let ready = state.withLock { state -> PendingRequest?? in
-                if let next = state.next {
-                    state.next = nil
-                    return .some(next)
-                }
+                if let next = state.next.take() { return .some(next) }
                 if state.closed { return .some(nil) }
                 state.waiter = continuation
                 return .none
