@@ -34,7 +34,7 @@ extension Cache {
         /// `cancelled` at once and leaves the shared fetch (cancelled when nobody is left).
         /// - Throws: the fetch's ``NetworkError``, ``NetworkError/notCached`` (`cacheOnly`), or
         ///   a ``RuntimeError`` if the cache is unavailable or restarted while holding the request.
-        func get(
+        nonisolated(nonsending) func get(
             _ request: HTTPRequest, key: CacheKey, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL
         ) async throws -> HTTPResponse {
             let cached = CacheRequest(request: request, key: key, options: options, policy: policy, ttl: ttl)
@@ -52,7 +52,7 @@ extension Cache {
         }
 
         /// The cache's counters.
-        func stats() async throws -> CacheStats {
+        nonisolated(nonsending) func stats() async throws -> CacheStats {
             try await mailbox.ask { .stats($0) }
         }
     }

@@ -109,7 +109,7 @@ public final class APIClient: Sendable {
     /// call looked up the types `Response<Value>` and `Value?` at run time.
     @inlinable
     public func send<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Response<Value> {
-        let response = try await data(for: endpoint)
+        let response = try await response(for: endpoint)
         // A 3xx that was not followed (a 304, redirects off) has nothing to decode.
         if let error = NetworkError(response: response) { throw error }
         if Value.self == EmptyResponse.self, let empty = EmptyResponse() as? Value {
@@ -126,6 +126,14 @@ public final class APIClient: Sendable {
     /// a 2xx, or a 3xx that was not followed (a 304, or any redirect when the policy does not
     /// follow it). Other statuses throw, as for ``send(_:)``.
     public func data<Value>(for endpoint: Endpoint<Value>) async throws(NetworkError) -> HTTPResponse {
+        try await response(for: endpoint)
+    }
+
+    /// What ``data(for:)`` does for an endpoint, run on its caller's executor: ``send(_:)``
+    /// calls it after its own hop off the caller's actor, where a second hop would find it is
+    /// already on the right executor, and pay for finding out.
+    @usableFromInline
+    nonisolated(nonsending) func response<Value>(for endpoint: Endpoint<Value>) async throws(NetworkError) -> HTTPResponse {
         let base = try base.get()
         let text = try base.text(segments: endpoint.segmentsWithVersion, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
         let headers = requestHeaders(endpoint)
@@ -164,7 +172,7 @@ public final class APIClient: Sendable {
     }
 
     /// ``data(for:options:)``, after the lookup `shelf` says was made.
-    private func data(for request: consuming HTTPRequest, options: RequestOptions, shelf: ShelfCheck) async throws(NetworkError) -> HTTPResponse {
+    private nonisolated(nonsending) func data(for request: consuming HTTPRequest, options: RequestOptions, shelf: ShelfCheck) async throws(NetworkError) -> HTTPResponse {
         let identity: String? = switch shelf {
         case .notChecked: cache == nil || request.method != .get
             ? nil : cacheIdentity(headers: request.headers, urlText: request.url.absoluteString, options)

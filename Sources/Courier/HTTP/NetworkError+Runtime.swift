@@ -15,7 +15,7 @@ extension NetworkError {
 extension Mailbox {
     /// An ask whose failure is a ``NetworkError``: what the component answered, or the runtime's
     /// error mapped by ``NetworkError/init(answer:)``. What component handles use towards users.
-    func request<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws(NetworkError) -> Value {
+    nonisolated(nonsending) func request<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws(NetworkError) -> Value {
         do {
             return try await ask(makeMessage)
         } catch {

@@ -60,7 +60,7 @@ public struct AuthInterceptor: RequestInterceptor {
 
     /// Adds the credentials to `request` in place: what ``intercept(_:context:)`` does, called
     /// directly by the pipeline (no copy of the request going in and coming back).
-    func authorize(_ request: inout HTTPRequest, context: RequestContext) async throws(NetworkError) {
+    nonisolated(nonsending) func authorize(_ request: inout HTTPRequest, context: RequestContext) async throws(NetworkError) {
         guard context.requiresAuth, isForTheClient(request, context), !isPublic(pathOf: request.url) else { return }
         if let store {
             let credential = try await store.current()

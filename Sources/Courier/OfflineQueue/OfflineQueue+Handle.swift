@@ -6,23 +6,23 @@ extension OfflineQueue {
         let waiting: LatestValue<Int>
 
         /// Stores `request` durably and returns its id once it is on disk.
-        func enqueue(_ request: HTTPRequest, requiresAuth: Bool) async throws(NetworkError) -> Int64 {
+        nonisolated(nonsending) func enqueue(_ request: HTTPRequest, requiresAuth: Bool) async throws(NetworkError) -> Int64 {
             try await mailbox.request { .enqueue(request, requiresAuth: requiresAuth, $0) }
         }
 
-        func items() async throws(NetworkError) -> [OfflineItem] { try await mailbox.request { .items($0) } }
-        func retry(_ id: Int64) async throws(NetworkError) { try await mailbox.request { .retry(id, $0) } }
-        func remove(_ id: Int64) async throws(NetworkError) { try await mailbox.request { .remove(id, $0) } }
-        func clear() async throws(NetworkError) { try await mailbox.request { .clear($0) } }
+        nonisolated(nonsending) func items() async throws(NetworkError) -> [OfflineItem] { try await mailbox.request { .items($0) } }
+        nonisolated(nonsending) func retry(_ id: Int64) async throws(NetworkError) { try await mailbox.request { .retry(id, $0) } }
+        nonisolated(nonsending) func remove(_ id: Int64) async throws(NetworkError) { try await mailbox.request { .remove(id, $0) } }
+        nonisolated(nonsending) func clear() async throws(NetworkError) { try await mailbox.request { .clear($0) } }
 
-        func resolve(_ id: Int64, _ resolution: ConflictResolution) async throws(NetworkError) {
+        nonisolated(nonsending) func resolve(_ id: Int64, _ resolution: ConflictResolution) async throws(NetworkError) {
             try await mailbox.request { .resolve(id, resolution, $0) }
         }
 
-        func claimNext() async throws(NetworkError) -> OfflineItem? { try await mailbox.request { .claimNext($0) } }
+        nonisolated(nonsending) func claimNext() async throws(NetworkError) -> OfflineItem? { try await mailbox.request { .claimNext($0) } }
 
         /// Hands a replay's verdict to the queue; returns the item's new state (`nil`: it left).
-        func settle(_ id: Int64, _ verdict: ReplayVerdict) async throws(NetworkError) -> OfflineItemState? {
+        nonisolated(nonsending) func settle(_ id: Int64, _ verdict: ReplayVerdict) async throws(NetworkError) -> OfflineItemState? {
             try await mailbox.request { .settle(id, verdict, $0) }
         }
     }

@@ -26,7 +26,7 @@ struct RequestExecution: Sendable {
     /// then publishes the final event. `finished` is queued before the caller wakes, so whatever
     /// the caller or an observer of the final event sends next reaches the pipeline after it,
     /// and sees the slot freed.
-    func run(_ pending: PendingRequest) async {
+    nonisolated(nonsending) func run(_ pending: PendingRequest) async {
         await run(pending, admitted: true)
     }
 
@@ -34,11 +34,11 @@ struct RequestExecution: Sendable {
     /// events) for a request that took no admission slot, so no `finished` is sent: the client's
     /// own calls that admitted requests may be waiting on (the token refresh), which must never
     /// queue behind them.
-    func runUnadmitted(_ pending: PendingRequest) async {
+    nonisolated(nonsending) func runUnadmitted(_ pending: PendingRequest) async {
         await run(pending, admitted: false)
     }
 
-    private func run(_ pending: PendingRequest, admitted: Bool) async {
+    private nonisolated(nonsending) func run(_ pending: PendingRequest, admitted: Bool) async {
         let publishing = events.hasSubscribers
         let started = publishing ? configuration.clock.now : .zero
         if publishing {
@@ -65,7 +65,7 @@ struct RequestExecution: Sendable {
         pending.reply.fail(error)
     }
 
-    private func attempts(_ pending: PendingRequest, publishing: Bool) async -> (Result<HTTPResponse, NetworkError>, Int) {
+    private nonisolated(nonsending) func attempts(_ pending: PendingRequest, publishing: Bool) async -> (Result<HTTPResponse, NetworkError>, Int) {
         let policy = pending.retryPolicy
         var attempt = 1
         var renewedCredential = false
@@ -116,7 +116,7 @@ struct RequestExecution: Sendable {
     /// One attempt: the request interceptors, one transport exchange and the redirects
     /// followed after it, then the response interceptors. Returns the request as last sent, and
     /// how the attempt ended.
-    private func attempt(
+    private nonisolated(nonsending) func attempt(
         _ pending: PendingRequest, number: Int, startingAt now: Duration, publishing: Bool
     ) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
         let context = RequestContext(
@@ -166,7 +166,7 @@ struct RequestExecution: Sendable {
     /// Sends `request`, then follows redirects as the policy and ``RedirectRule`` say, every
     /// hop within the attempt's time `limit` and, all hops together, within the response size
     /// limit. `request` is left as the last request sent.
-    private func exchange(
+    private nonisolated(nonsending) func exchange(
         _ request: inout HTTPRequest, id: RequestID, until limit: (end: Duration, kind: NetworkError.TimeoutLimit), publishing: Bool
     ) async throws(NetworkError) -> HTTPResponse {
         var received = 0
@@ -205,7 +205,7 @@ struct RequestExecution: Sendable {
         }
     }
 
-    private func retryPermitted() async -> Bool {
+    private nonisolated(nonsending) func retryPermitted() async -> Bool {
         (try? await mailbox.ask { .retryPermit($0) }) ?? false
     }
 

@@ -19,7 +19,7 @@ extension RequestPipeline {
         /// cancels the request.
         /// - Throws: the request's ``NetworkError``, or a ``RuntimeError`` if the pipeline is
         ///   unavailable or restarted while holding it.
-        func send(_ request: HTTPRequest, options: RequestOptions) async throws -> HTTPResponse {
+        nonisolated(nonsending) func send(_ request: HTTPRequest, options: RequestOptions) async throws -> HTTPResponse {
             let id = nextID()
             return try await mailbox.ask(
                 { .execute(pending(request, options: options, id: id, reply: $0)) },
@@ -51,7 +51,7 @@ extension RequestPipeline {
         /// Sends one of the client's own requests (the token refresh) as ``send(_:options:)``
         /// does, without credentials, but without an admission slot, so it never waits behind
         /// the requests that are waiting for it (see ``RequestExecution/runUnadmitted(_:)``).
-        func sendUnadmitted(_ request: HTTPRequest) async -> Result<HTTPResponse, NetworkError> {
+        nonisolated(nonsending) func sendUnadmitted(_ request: HTTPRequest) async -> Result<HTTPResponse, NetworkError> {
             do {
                 return .success(try await withUnsafeThrowingContinuation { continuation in
                     let pending = pending(
@@ -78,7 +78,7 @@ extension RequestPipeline {
         }
 
         /// The pipeline's counters.
-        func stats() async throws -> PipelineStats {
+        nonisolated(nonsending) func stats() async throws -> PipelineStats {
             try await mailbox.ask { .stats($0) }
         }
     }

@@ -57,7 +57,7 @@ final class WorkerInbox: Sendable {
 
     /// The next request, waiting for one; `nil` once closed. (No cancellation handler: the
     /// pipeline cancels a worker with ``RequestWorker/cancel()``, which closes the inbox too.)
-    func next() async -> PendingRequest? {
+    nonisolated(nonsending) func next() async -> PendingRequest? {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<PendingRequest?, Never>) in
             let ready = state.withLock { state -> PendingRequest?? in
                 if let next = state.next.take() { return .some(next) }

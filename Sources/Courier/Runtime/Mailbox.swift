@@ -46,7 +46,7 @@ package final class Mailbox<Message: Sendable>: Sendable {
     /// - Throws: whatever the component answers with; ``RuntimeError/componentRestarted(_:)``
     ///   if the component failed while holding the handle;
     ///   ``RuntimeError/componentUnavailable(_:)`` if the mailbox is or becomes closed.
-    package func ask<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws -> Value {
+    package nonisolated(nonsending) func ask<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws -> Value {
         try await ask(makeMessage, through: Reply<Value>.Slot(nil), cancelledError: nil)
     }
 
@@ -54,7 +54,7 @@ package final class Mailbox<Message: Sendable>: Sendable {
     /// queued, so the component can stop the work, and then the asker is answered
     /// `cancelledError` at once (the component's own later answer is ignored). Whatever the asker
     /// sends next arrives after `cancelMessage`.
-    package func ask<Value: Sendable>(
+    package nonisolated(nonsending) func ask<Value: Sendable>(
         _ makeMessage: (Reply<Value>) -> Message, onCancel cancelMessage: Message, cancelledError: any Error
     ) async throws -> Value {
         // The asker's side holds the reply's slot, not the reply, so a component that drops the
@@ -70,7 +70,7 @@ package final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Both asks: the asker waits in `slot`; a `cancelledError` means the ask is cancellable.
-    private func ask<Value: Sendable>(
+    private nonisolated(nonsending) func ask<Value: Sendable>(
         _ makeMessage: (Reply<Value>) -> Message, through slot: Reply<Value>.Slot, cancelledError: (any Error)?
     ) async throws -> Value {
         do {

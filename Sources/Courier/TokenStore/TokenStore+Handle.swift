@@ -19,7 +19,7 @@ extension TokenStore {
         /// The credential to send now: the published one, read without a message, unless it is
         /// due for a refresh (then one `token` ask, which waits for the refresh).
         /// - Throws: ``NetworkError/unauthorized(_:)`` (nil response) when there are no tokens.
-        func current() async throws(NetworkError) -> Credential {
+        nonisolated(nonsending) func current() async throws(NetworkError) -> Credential {
             let credential = credential.value
             // Before the store has loaded the persisted tokens, ask it (its first message loads them).
             guard credential.isPublished else { return try await token(rejected: nil, forced: false) }
@@ -32,28 +32,28 @@ extension TokenStore {
 
         /// A credential after the one of `version` came back 401: the current one if it is
         /// newer, else the one a refresh brings (one refresh for any number of callers).
-        func renewed(after version: Int) async throws(NetworkError) -> Credential {
+        nonisolated(nonsending) func renewed(after version: Int) async throws(NetworkError) -> Credential {
             try await token(rejected: version, forced: false)
         }
 
         /// Refreshes now, whatever the expiry.
-        func forceRefresh() async throws(NetworkError) -> Credential {
+        nonisolated(nonsending) func forceRefresh() async throws(NetworkError) -> Credential {
             try await token(rejected: nil, forced: true)
         }
 
         /// Sets (or, with `nil`, clears) the tokens.
-        func set(_ tokens: Tokens?) async throws(NetworkError) {
+        nonisolated(nonsending) func set(_ tokens: Tokens?) async throws(NetworkError) {
             try await mailbox.request { .set(tokens, $0) }
         }
 
         /// Where the session stands.
-        func state() async throws(NetworkError) -> SessionState {
+        nonisolated(nonsending) func state() async throws(NetworkError) -> SessionState {
             try await mailbox.request { .state($0) }
         }
 
         /// One `token` ask. If the store restarted while holding it, asks the new instance once
         /// more: a restart alone never fails a request.
-        private func token(rejected: Int?, forced: Bool) async throws(NetworkError) -> Credential {
+        private nonisolated(nonsending) func token(rejected: Int?, forced: Bool) async throws(NetworkError) -> Credential {
             do {
                 return try await mailbox.request { .token(rejected: rejected, forced: forced, $0) }
             } catch .componentRestarted {
