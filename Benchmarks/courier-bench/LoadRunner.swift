@@ -2,13 +2,15 @@ import Courier
 import Foundation
 
 /// Runs `operation` `requests` times from `concurrency` concurrent workers and measures
-/// throughput and per-request latency.
+/// throughput, per-request latency and the process's CPU time over the same window as the
+/// throughput (sorting the latencies afterwards is not counted).
 func measure(
     requests: Int, concurrency: Int, _ operation: @escaping @Sendable () async throws -> Void
 ) async -> Measurement {
     let clock = ContinuousClock()
     let perWorker = requests / concurrency
     let extra = requests % concurrency
+    let usageBefore = ProcessUsage.now
     let start = clock.now
     let results = await withTaskGroup(of: ([Duration], Int).self) { group in
         for worker in 0..<concurrency {
@@ -35,7 +37,10 @@ func measure(
         return (all, failures)
     }
     let elapsed = clock.now - start
-    return Measurement(requests: requests, failures: results.1, elapsed: elapsed, latencies: results.0.sorted())
+    let usage = ProcessUsage.now - usageBefore
+    var measurement = Measurement(requests: requests, failures: results.1, elapsed: elapsed, latencies: results.0.sorted())
+    measurement.usage = usage
+    return measurement
 }
 
 extension Measurement {
@@ -60,10 +65,7 @@ func measureInterleaved(
     for round in 0..<rounds {
         for offset in paths.indices {
             let index = (round + offset) % paths.count
-            let before = ProcessUsage.now
-            var run = await measure(requests: requests / rounds, concurrency: concurrency, paths[index])
-            run.usage = ProcessUsage.now - before
-            runs[index].append(run)
+            runs[index].append(await measure(requests: requests / rounds, concurrency: concurrency, paths[index]))
         }
     }
     return runs.map(Measurement.init(combining:))
