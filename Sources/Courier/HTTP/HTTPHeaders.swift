@@ -154,21 +154,22 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// The fast check, on contiguous UTF-8 with integer indices: a valid field allocates and
     /// calls nothing.
     private static func isValid(_ field: Field) -> Bool {
-        var name = field.name, value = field.value
-        let nameIsToken = name.withUTF8 { bytes in
-            guard !bytes.isEmpty else { return false }
-            for index in 0..<bytes.count where !HTTPSyntax.isTokenByte(bytes[index]) { return false }
-            return true
+        field.name.withUTF8Bytes(isToken) && field.value.withUTF8Bytes(isFieldValue)
+    }
+
+    private static func isToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        for index in 0..<bytes.count where !HTTPSyntax.isTokenByte(bytes[index]) { return false }
+        return true
+    }
+
+    private static func isFieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<bytes.count {
+            // One comparison for each byte but the control characters up to CR.
+            let byte = bytes[index]
+            if byte <= 0x0D, byte == 0x0D || byte == 0x0A || byte == 0x00 { return false }
         }
-        guard nameIsToken else { return false }
-        return value.withUTF8 { bytes in
-            for index in 0..<bytes.count {
-                // One comparison for each byte but the control characters up to CR.
-                let byte = bytes[index]
-                if byte <= 0x0D, byte == 0x0D || byte == 0x0A || byte == 0x00 { return false }
-            }
-            return true
-        }
+        return true
     }
 
     /// Throws the error that says what is wrong with an invalid `field`.

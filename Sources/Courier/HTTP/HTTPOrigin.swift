@@ -22,8 +22,7 @@ struct HTTPOrigin: Hashable, Sendable {
 
     /// The origin of an absolute URL's text, or `nil` if it has no `scheme://host`.
     init?(_ text: String) {
-        var text = text
-        guard let origin = text.withUTF8({ Self.parse($0) }) else { return nil }
+        guard let origin = text.withUTF8Bytes({ Self.parse($0) }) else { return nil }
         self = origin
     }
 

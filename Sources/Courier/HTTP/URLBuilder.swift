@@ -203,10 +203,9 @@ enum URLBuilder {
     /// ``NetworkError/invalidURL(_:)`` for a segment that is empty, `.` or `..`, or holds a
     /// control character.
     fileprivate static func isPlain(_ segment: String) throws(NetworkError) -> Bool {
-        var segment = segment
         // One pass over the bytes: refuse a control character, and see whether the segment
         // needs any encoding at all (most do not).
-        let scan = segment.withUTF8 { bytes -> (control: Unicode.Scalar?, plain: Bool) in
+        let scan = segment.withUTF8Bytes { bytes -> (control: Unicode.Scalar?, plain: Bool) in
             var plain = true
             for index in 0..<bytes.count {
                 let byte = bytes[index]
@@ -250,8 +249,7 @@ enum URLBuilder {
 
     /// Copies `text`'s UTF-8 into `buffer` from `start`; returns where it ended.
     private static func copy(_ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
-        var text = text
-        return text.withUTF8 { bytes in
+        text.withUTF8Bytes { bytes in
             _ = UnsafeMutableBufferPointer(rebasing: buffer[start...]).initialize(fromContentsOf: bytes)
             return start + bytes.count
         }

@@ -103,8 +103,7 @@ public struct AuthInterceptor: RequestInterceptor {
     /// Whether the path in a URL's text is public, read in one pass with integer indices; `nil`
     /// when the text is not `scheme://…` (then ask Foundation for the path).
     private func publicPathScan(_ text: String) -> Bool? {
-        var text = text
-        return text.withUTF8 { bytes -> Bool? in
+        text.withUTF8Bytes { bytes -> Bool? in
             let count = bytes.count
             // The path starts at the first "/" after "scheme://" and ends at "?" or "#".
             var index = 0
