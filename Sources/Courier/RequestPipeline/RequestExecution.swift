@@ -157,9 +157,10 @@ struct RequestExecution: Sendable {
             for interceptor in configuration.responseInterceptors {
                 final = try await interceptor.intercept(final, to: request, context: context)
             }
-            return (request, .response(final))
+            // The request is moved out, not copied (a copy and a destroy of its fields).
+            return (consume request, .response(final))
         } catch {
-            return (request, .failure(error))
+            return (consume request, .failure(error))
         }
     }
 
