@@ -261,16 +261,15 @@ public final class APIClient: Sendable {
     private func makeRequest<Value>(
         _ endpoint: Endpoint<Value>, base: URLBuilder.Base, url: URL, headers: HTTPHeaders
     ) throws(NetworkError) -> HTTPRequest {
-        var request = HTTPRequest(method: endpoint.method, url: url, headers: headers)
-        request.knownOrigin = base.origin
-        if let body = endpoint.body {
+        var body: Data?
+        if let encodable = endpoint.body {
             do {
-                request.body = try encoder.encode(body)
+                body = try encoder.encode(encodable)
             } catch {
                 throw .encodingError(underlying: error)
             }
         }
-        return request
+        return HTTPRequest(method: endpoint.method, url: url, headers: headers, body: body, knownOrigin: base.origin)
     }
 
     /// The headers of `endpoint`'s request: its own, plus `Content-Type` (with a body) and

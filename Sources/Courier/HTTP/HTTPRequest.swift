@@ -68,6 +68,17 @@ public struct HTTPRequest: Sendable {
         self.maximumResponseSize = maximumResponseSize
     }
 
+    /// A request whose URL's origin its builder already knows (see ``knownOrigin``). Every
+    /// field is assigned here: delegating to the public initializer, then setting the origin,
+    /// built the request twice (a copy of its fields and a destroy on every request).
+    init(method: HTTPMethod, url: URL, headers: HTTPHeaders, body: Data?, knownOrigin: HTTPOrigin?) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.knownOrigin = knownOrigin
+    }
+
     /// Checks that the request can be sent as is, and throws for the first problem found:
     ///
     /// - ``NetworkError/invalidURL(_:)`` if the URL's scheme is not `http` or `https` (compared
