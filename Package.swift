@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // Courier: an actor-based network layer. No package dependencies, by design:
 // only the Swift toolchain (stdlib, Foundation/FoundationNetworking, Dispatch, Glibc) and the
 // system's SQLite (a system library target).
