@@ -37,6 +37,18 @@ import Testing
         }
     }
 
+    @Test("called on an actor, the client leaves it: the response is decoded off the caller's executor")
+    @ProbeActor
+    func leavesTheCallersActor() async throws {
+        #expect(ProbeExecutor.isCurrent)   // the premise: the test runs on the probe's queue
+        let transport = InMemoryTransport(always: HTTPResponse(status: 200, body: Data("{}".utf8)))
+        let api = client(URL(string: "https://api.test")!, transport: transport)
+        let probe = try await api.send(Endpoint<ExecutorProbe>(path: "probe")).value
+        #expect(!probe.decodedOnCallersExecutor)
+        #expect(ProbeExecutor.isCurrent)   // and the caller is back on its own
+        await api.shutdown()
+    }
+
     @Test("an undecodable body is a decoding error with the body prefix")
     func anUndecodableBodyIsADecodingErrorWithTheBodyPrefix() async throws {
         let transport = InMemoryTransport(always: HTTPResponse(status: 200, body: Data(#"{"id":"not a number"}"#.utf8)))
@@ -277,4 +289,35 @@ extension APIClientTests {
             await api.shutdown()
         }
     }
+}
+
+/// An executor whose jobs run on a queue of their own, which can tell whether it is the one
+/// running (so a test can see where code ran).
+private final class ProbeExecutor: SerialExecutor {
+    static let shared = ProbeExecutor()
+    private static let key = DispatchSpecificKey<Bool>()
+    private let queue = DispatchQueue(label: "ProbeExecutor")
+
+    private init() { queue.setSpecific(key: Self.key, value: true) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    }
+
+    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+}
+
+/// A global actor on ``ProbeExecutor``: a caller's actor that is not the main actor (which, in
+/// this test runner on Linux, is not bound to a thread a test can recognise).
+@globalActor
+private actor ProbeActor {
+    static let shared = ProbeActor()
+    nonisolated var unownedExecutor: UnownedSerialExecutor { ProbeExecutor.shared.asUnownedSerialExecutor() }
+}
+
+/// Decodes from any body, and remembers whether that happened on ``ProbeExecutor``.
+private struct ExecutorProbe: Decodable, Sendable {
+    let decodedOnCallersExecutor: Bool
+    init(from decoder: any Decoder) throws { decodedOnCallersExecutor = ProbeExecutor.isCurrent }
 }
