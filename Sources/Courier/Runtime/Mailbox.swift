@@ -47,15 +47,17 @@ package final class Mailbox<Message: Sendable>: Sendable {
     ///   if the component failed while holding the handle;
     ///   ``RuntimeError/componentUnavailable(_:)`` if the mailbox is or becomes closed.
     package nonisolated(nonsending) func ask<Value: Sendable>(_ makeMessage: (Reply<Value>) -> Message) async throws -> Value {
-        try await ask(makeMessage, through: Reply<Value>.Slot(nil), cancelledError: nil)
+        try await ask(makeMessage, through: Reply<Value>.Slot(nil), cancelledError: Never?.none)
     }
 
     /// An ask that the asker can abandon: if the calling task is cancelled, `cancelMessage` is
     /// queued, so the component can stop the work, and then the asker is answered
     /// `cancelledError` at once (the component's own later answer is ignored). Whatever the asker
-    /// sends next arrives after `cancelMessage`.
-    package nonisolated(nonsending) func ask<Value: Sendable>(
-        _ makeMessage: (Reply<Value>) -> Message, onCancel cancelMessage: Message, cancelledError: any Error
+    /// sends next arrives after `cancelMessage`. (`cancelledError` is generic, not `any Error`,
+    /// so that it is boxed only when it is thrown: an existential built per ask cost an
+    /// allocation on every request.)
+    package nonisolated(nonsending) func ask<Value: Sendable, Failure: Error>(
+        _ makeMessage: (Reply<Value>) -> Message, onCancel cancelMessage: Message, cancelledError: Failure
     ) async throws -> Value {
         // The asker's side holds the reply's slot, not the reply, so a component that drops the
         // reply still answers the asker (from the reply's deinit).
@@ -70,8 +72,8 @@ package final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Both asks: the asker waits in `slot`; a `cancelledError` means the ask is cancellable.
-    private nonisolated(nonsending) func ask<Value: Sendable>(
-        _ makeMessage: (Reply<Value>) -> Message, through slot: Reply<Value>.Slot, cancelledError: (any Error)?
+    private nonisolated(nonsending) func ask<Value: Sendable, Failure: Error>(
+        _ makeMessage: (Reply<Value>) -> Message, through slot: Reply<Value>.Slot, cancelledError: Failure?
     ) async throws -> Value {
         do {
             return try await withUnsafeThrowingContinuation { continuation in
