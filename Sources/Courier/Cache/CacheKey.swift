@@ -32,9 +32,9 @@ struct CacheKey: Hashable, Sendable {
     /// seed by splitmix64's finaliser (a bijection in which every input bit moves every output
     /// bit), so tables with different seeds still order keys differently. The worked-out hash is
     /// already a seeded SipHash of the URL and identity, which is what keeps the keys' hashes
-    /// unpredictable. Hashing it again as an `Int` key is hashed (one SipHash round, about 90
-    /// instructions, for each of the dozen look-ups, inserts and removals of a key that a miss
-    /// makes) cost about 0.6k instructions per miss more than this. (`Hashable`'s underscored
+    /// unpredictable. Hashing it again, as an `Int` key is hashed (one SipHash round of about 90
+    /// instructions for each of the dozen look-ups, inserts and removals of a key that a miss
+    /// makes), cost about 0.6k instructions per miss more than this. (`Hashable`'s underscored
     /// requirement, public and what the standard library's own integer keys implement.)
     func _rawHashValue(seed: Int) -> Int {
         var mixed = UInt64(truncatingIfNeeded: hash ^ seed)
