@@ -154,13 +154,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// The fast check, on contiguous UTF-8 with integer indices: a valid field allocates and
     /// calls nothing.
     private static func isValid(_ field: Field) -> Bool {
-        field.name.withUTF8Bytes(isToken) && field.value.withUTF8Bytes(isFieldValue)
-    }
-
-    private static func isToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard !bytes.isEmpty else { return false }
-        for index in 0..<bytes.count where !HTTPSyntax.isTokenByte(bytes[index]) { return false }
-        return true
+        HTTPSyntax.isToken(field.name) && field.value.withUTF8Bytes(isFieldValue)
     }
 
     private static func isFieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -21,7 +21,14 @@ enum HTTPSyntax {
 
     /// Whether `value` is a non-empty RFC 9110 token (the syntax of methods and field names).
     static func isToken(_ value: String) -> Bool {
-        !value.utf8.isEmpty && value.utf8.allSatisfy(isTokenByte)
+        value.withUTF8Bytes(isToken)
+    }
+
+    /// ``isToken(_:)`` for UTF-8 bytes, one pass with integer indices.
+    static func isToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        for index in 0..<bytes.count where !isTokenByte(bytes[index]) { return false }
+        return true
     }
 
     /// Whether `byte` may appear in a URI scheme (RFC 3986: ALPHA, DIGIT, `+`, `-`, `.`).
