@@ -37,6 +37,7 @@ import Testing
         }
     }
 
+    @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
     @Test("called on an actor, the client leaves it: the response is decoded off the caller's executor")
     @ProbeActor
     func leavesTheCallersActor() async throws {
@@ -293,6 +294,7 @@ extension APIClientTests {
 
 /// An executor whose jobs run on a queue of their own, which can tell whether it is the one
 /// running (so a test can see where code ran).
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
 private final class ProbeExecutor: SerialExecutor {
     static let shared = ProbeExecutor()
     private static let key = DispatchSpecificKey<Bool>()
@@ -310,6 +312,7 @@ private final class ProbeExecutor: SerialExecutor {
 
 /// A global actor on ``ProbeExecutor``: a caller's actor that is not the main actor (which, in
 /// this test runner on Linux, is not bound to a thread a test can recognise).
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
 @globalActor
 private actor ProbeActor {
     static let shared = ProbeActor()
@@ -317,6 +320,7 @@ private actor ProbeActor {
 }
 
 /// Decodes from any body, and remembers whether that happened on ``ProbeExecutor``.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
 private struct ExecutorProbe: Decodable, Sendable {
     let decodedOnCallersExecutor: Bool
     init(from decoder: any Decoder) throws { decodedOnCallersExecutor = ProbeExecutor.isCurrent }
