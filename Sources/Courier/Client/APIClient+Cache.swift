@@ -3,13 +3,13 @@ import Foundation
 extension APIClient {
     /// Forgets the stored responses of `endpoint`'s URL (every identity's).
     public func invalidateCache<Value>(for endpoint: Endpoint<Value>) throws(NetworkError) {
-        cache?.forget(.invalidate(url: try makeRequest(endpoint).url.absoluteString))
+        cache?.forget(.invalidate(url: try makeRequest(endpoint.untyped).url.absoluteString))
     }
 
     /// Forgets the stored responses of every URL under `path` (e.g. `"v1/users"` forgets
     /// `/v1/users`, `/v1/users/42`, `/v1/users?page=2`).
     public func invalidateCache(under path: String) throws(NetworkError) {
-        let url = try makeRequest(Endpoint<EmptyResponse>(path: path)).url.absoluteString
+        let url = try makeRequest(Endpoint<EmptyResponse>(path: path).untyped).url.absoluteString
         cache?.forget(.invalidatePrefix(url))
     }
 

@@ -31,7 +31,7 @@ extension APIClient {
     @discardableResult
     public func enqueue<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Int64 {
         _ = try offlineQueue()
-        return try await offline!.enqueue(try makeRequest(endpoint), requiresAuth: endpoint.options.requiresAuth)
+        return try await offline!.enqueue(try makeRequest(endpoint.untyped), requiresAuth: endpoint.options.requiresAuth)
     }
 
     /// How many items wait to be replayed (queued, retrying, in flight). Read without a message.

@@ -109,7 +109,7 @@ public final class APIClient: Sendable {
     /// call looked up the types `Response<Value>` and `Value?` at run time.
     @inlinable
     public func send<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Response<Value> {
-        let response = try await response(for: endpoint)
+        let response = try await response(for: endpoint.untyped)
         // A 3xx that was not followed (a 304, redirects off) has nothing to decode.
         if let error = NetworkError(response: response) { throw error }
         if Value.self == EmptyResponse.self, let empty = EmptyResponse() as? Value {
@@ -126,14 +126,14 @@ public final class APIClient: Sendable {
     /// a 2xx, or a 3xx that was not followed (a 304, or any redirect when the policy does not
     /// follow it). Other statuses throw, as for ``send(_:)``.
     public func data<Value>(for endpoint: Endpoint<Value>) async throws(NetworkError) -> HTTPResponse {
-        try await response(for: endpoint)
+        try await response(for: endpoint.untyped)
     }
 
     /// What ``data(for:)`` does for an endpoint, run on its caller's executor: ``send(_:)``
     /// calls it after its own hop off the caller's actor, where a second hop would find it is
     /// already on the right executor, and pay for finding out.
     @usableFromInline
-    nonisolated(nonsending) func response<Value>(for endpoint: Endpoint<Value>) async throws(NetworkError) -> HTTPResponse {
+    nonisolated(nonsending) func response(for endpoint: UntypedEndpoint) async throws(NetworkError) -> HTTPResponse {
         let base = try base.get()
         let text = try base.text(segments: endpoint.segmentsWithVersion, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
         let headers = requestHeaders(endpoint)
@@ -250,7 +250,7 @@ public final class APIClient: Sendable {
     }
 
     /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
-    func makeRequest<Value>(_ endpoint: Endpoint<Value>) throws(NetworkError) -> HTTPRequest {
+    func makeRequest(_ endpoint: UntypedEndpoint) throws(NetworkError) -> HTTPRequest {
         let base = try base.get()
         let url = try base.url(segments: endpoint.segmentsWithVersion, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
         return try makeRequest(endpoint, base: base, url: url, headers: requestHeaders(endpoint))
@@ -258,8 +258,8 @@ public final class APIClient: Sendable {
 
     /// The request of `endpoint` from its parts: `url` built on `base`, `headers` from
     /// ``requestHeaders(_:)``; encodes the body.
-    private func makeRequest<Value>(
-        _ endpoint: Endpoint<Value>, base: URLBuilder.Base, url: URL, headers: HTTPHeaders
+    private func makeRequest(
+        _ endpoint: UntypedEndpoint, base: URLBuilder.Base, url: URL, headers: HTTPHeaders
     ) throws(NetworkError) -> HTTPRequest {
         var body: Data?
         if let encodable = endpoint.body {
@@ -275,7 +275,7 @@ public final class APIClient: Sendable {
     /// The headers of `endpoint`'s request: its own, plus `Content-Type` (with a body) and
     /// `Accept` when it has none, with room for what the pipeline adds (User-Agent,
     /// Authorization).
-    private func requestHeaders<Value>(_ endpoint: Endpoint<Value>) -> HTTPHeaders {
+    private func requestHeaders(_ endpoint: UntypedEndpoint) -> HTTPHeaders {
         var headers = endpoint.headers
         headers.reserveCapacity(headers.count + 4)
         if endpoint.body != nil, !headers.contains("Content-Type") {

@@ -6,23 +6,51 @@ import Foundation
 ///
 /// `Response` is what the body decodes to; use ``EmptyResponse`` when there is no body to read.
 public struct Endpoint<Response: Decodable & Sendable>: Sendable {
+    /// The fields, in a value that is not generic (what the client sends from).
+    @usableFromInline
+    var untyped: UntypedEndpoint
+
     /// The path under the client's base URL, as segments: each is percent-encoded whole, so a
     /// `/` inside one is sent as `%2F` (`["files", "a/b"]` → `/files/a%2Fb`).
-    public var segments: [String]
+    public var segments: [String] {
+        get { untyped.segments }
+        _modify { yield &untyped.segments }
+    }
     /// Whether the URL's path ends with `/` (some servers route `/users/` and `/users` apart).
-    public var hasTrailingSlash: Bool
+    public var hasTrailingSlash: Bool {
+        get { untyped.hasTrailingSlash }
+        _modify { yield &untyped.hasTrailingSlash }
+    }
     /// The HTTP method. Default GET.
-    public var method: HTTPMethod
+    public var method: HTTPMethod {
+        get { untyped.method }
+        _modify { yield &untyped.method }
+    }
     /// Query items, in order.
-    public var query: [URLQueryItem]
+    public var query: [URLQueryItem] {
+        get { untyped.query }
+        _modify { yield &untyped.query }
+    }
     /// Extra headers for this call.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { untyped.headers }
+        _modify { yield &untyped.headers }
+    }
     /// A value encoded as the JSON body, with the client's JSON settings.
-    public var body: (any Encodable & Sendable)?
+    public var body: (any Encodable & Sendable)? {
+        get { untyped.body }
+        _modify { yield &untyped.body }
+    }
     /// An API version prefix (`/v1/...`), or `nil` for none.
-    public var version: APIVersion?
+    public var version: APIVersion? {
+        get { untyped.version }
+        _modify { yield &untyped.version }
+    }
     /// Per-call overrides of the client's defaults.
-    public var options: RequestOptions
+    public var options: RequestOptions {
+        get { untyped.options }
+        _modify { yield &untyped.options }
+    }
 
     /// Creates an endpoint from a textual path: literal text (never pre-encoded: `%` is a
     /// percent sign), split on `/` into segments, each percent-encoded; a trailing `/` is kept.
@@ -52,18 +80,8 @@ public struct Endpoint<Response: Decodable & Sendable>: Sendable {
         version: APIVersion? = nil,
         options: RequestOptions = RequestOptions()
     ) {
-        self.segments = segments
-        self.hasTrailingSlash = false
-        self.method = method
-        self.query = query
-        self.headers = headers
-        self.body = body
-        self.version = version
-        self.options = options
-    }
-
-    /// The path's segments under the base URL, the version's first when there is one.
-    var segmentsWithVersion: [String] {
-        version.map { [$0.rawValue] + segments } ?? segments
+        untyped = UntypedEndpoint(
+            segments: segments, hasTrailingSlash: false, method: method, query: query, headers: headers, body: body,
+            version: version, options: options)
     }
 }

@@ -79,7 +79,7 @@ import Testing
         }
         let api = client(URL(string: "https://api.test")!, transport: transport) { $0.json = JSONCoding(keys: .snakeCase, dates: .iso8601) }
         let sent = Event(eventName: "launch", startsAt: Date(timeIntervalSince1970: 1_800_000_000))
-        let request = try api.makeRequest(Endpoint<Event>(path: "events", method: .post, body: sent))
+        let request = try api.makeRequest(Endpoint<Event>(path: "events", method: .post, body: sent).untyped)
         #expect(String(decoding: request.body ?? Data(), as: UTF8.self) == #"{"event_name":"launch","starts_at":"2027-01-15T08:00:00Z"}"#)
         #expect(try await api.send(Endpoint<Event>(path: "events", method: .post, body: sent)).value == sent)
         await api.shutdown()

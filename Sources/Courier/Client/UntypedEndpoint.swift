@@ -1,0 +1,23 @@
+import Foundation
+
+/// Everything an ``Endpoint`` holds but the type its response decodes to. The client builds and
+/// sends requests from this value, so that code is not generic: generic, it looked up the
+/// `Endpoint<Response>` type at run time on every request (0.7–0.9k instructions with what the
+/// generic code around it cost), since it cannot be specialised for the caller's types across
+/// the module boundary.
+@usableFromInline
+struct UntypedEndpoint: Sendable {
+    var segments: [String]
+    var hasTrailingSlash: Bool
+    var method: HTTPMethod
+    var query: [URLQueryItem]
+    var headers: HTTPHeaders
+    var body: (any Encodable & Sendable)?
+    var version: APIVersion?
+    var options: RequestOptions
+
+    /// The path's segments under the base URL, the version's first when there is one.
+    var segmentsWithVersion: [String] {
+        version.map { [$0.rawValue] + segments } ?? segments
+    }
+}
