@@ -151,8 +151,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }
     }
 
-    /// The fast check, on contiguous UTF-8 with integer indices: a valid field allocates and
-    /// calls nothing.
+    /// The fast check, on the UTF-8 bytes in place with integer indices: a valid field
+    /// allocates nothing.
     private static func isValid(_ field: Field) -> Bool {
         HTTPSyntax.isToken(field.name) && field.value.withUTF8Bytes(isFieldValue)
     }

@@ -131,8 +131,8 @@ package final class Mailbox<Message: Sendable>: Sendable {
         _ = deliver(.stop(incarnation: incarnation))
     }
 
-    /// Queues `envelope`, or hands it straight to a waiting consumer; `false` if closed (the
-    /// envelope is then dropped, after the lock, and a reply in it answers its asker).
+    /// Queues `envelope` and wakes a waiting consumer; `false` if closed (the envelope is then
+    /// dropped, after the lock, and a reply in it answers its asker).
     private func deliver(_ envelope: Envelope) -> Bool {
         // Queued even when the consumer waits: it takes the message under the lock, after this
         // unlock, so everything the sender wrote before sending is ordered before the consumer
