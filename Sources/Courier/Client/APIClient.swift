@@ -134,8 +134,25 @@ public final class APIClient: Sendable {
     /// already on the right executor, and pay for finding out.
     @usableFromInline
     nonisolated(nonsending) func response(for endpoint: UntypedEndpoint) async throws(NetworkError) -> HTTPResponse {
-        let base = try base.get()
-        let text = try base.text(segments: endpoint.segmentsWithVersion, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        switch try prepare(endpoint) {
+        case .fresh(let response):
+            return response
+        case .request(let request, let shelf):
+            return try await data(for: request, options: endpoint.options, shelf: shelf)
+        }
+    }
+
+    /// What ``response(for:)`` does before it awaits: a fresh hit from the cache's shelf, or
+    /// the request to send.
+    private func prepare(_ endpoint: UntypedEndpoint) throws(NetworkError) -> Prepared {
+        let base: URLBuilder.Base
+        switch self.base {
+        case .success(let usable): base = usable
+        case .failure(let error): throw error
+        }
+        let text = try endpoint.withSegments { segments throws(NetworkError) in
+            try base.text(segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        }
         let headers = requestHeaders(endpoint)
         // A fresh hit is looked up by the URL's text: it never pays for parsing the URL. (Were
         // the text to differ from the parsed URL's, the lookup would only miss here.) Not for a
@@ -146,15 +163,22 @@ public final class APIClient: Sendable {
             let identity = cacheIdentity(headers: headers, urlText: text, endpoint.options)
             if let identity, Self.answersFromShelf(endpoint.options, cache),
                let fresh = cache.freshResponse(headers: headers, key: CacheKey(url: text, identity: identity)) {
-                return fresh
+                return .fresh(fresh)
             }
             shelf = .checked(identity: identity)
         }
         let request = try makeRequest(endpoint, base: base, url: URLBuilder.parse(text), headers: headers)
         // Cancellation is checked once: before the shelf lookup if there was one, else here.
         if case .notChecked = shelf, Task.isCancelled { throw .cancelled }
-        return try await data(for: request, options: endpoint.options, shelf: shelf)
+        return .request(request, shelf)
     }
+
+    /// What ``prepare(_:)`` found.
+    private enum Prepared {
+        case fresh(HTTPResponse)
+        case request(HTTPRequest, ShelfCheck)
+    }
+
 
     /// Sends a request you built yourself through the pipeline (interceptors, retries, errors)
     /// and returns the raw final response (2xx, or a 3xx that was not followed).
@@ -252,7 +276,9 @@ public final class APIClient: Sendable {
     /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
     func makeRequest(_ endpoint: UntypedEndpoint) throws(NetworkError) -> HTTPRequest {
         let base = try base.get()
-        let url = try base.url(segments: endpoint.segmentsWithVersion, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        let url = try endpoint.withSegments { segments throws(NetworkError) in
+            try base.url(segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        }
         return try makeRequest(endpoint, base: base, url: url, headers: requestHeaders(endpoint))
     }
 
@@ -276,8 +302,7 @@ public final class APIClient: Sendable {
     /// `Accept` when it has none, with room for what the pipeline adds (User-Agent,
     /// Authorization).
     private func requestHeaders(_ endpoint: UntypedEndpoint) -> HTTPHeaders {
-        var headers = endpoint.headers
-        headers.reserveCapacity(headers.count + 4)
+        var headers = HTTPHeaders(copying: endpoint.headers, extra: 4)
         if endpoint.body != nil, !headers.contains("Content-Type") {
             headers.add(name: "Content-Type", value: "application/json")
         }

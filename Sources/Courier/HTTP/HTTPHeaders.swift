@@ -113,9 +113,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.contains { HTTPSyntax.equalsIgnoringASCIICase($0.name, name) }
     }
 
-    /// Makes room for `count` fields in all, so that adding them one by one does not reallocate.
-    mutating func reserveCapacity(_ count: Int) {
-        fields.reserveCapacity(count)
+    /// `other`'s fields in storage of their own, with room for `extra` more. (A plain copy
+    /// shares `other`'s storage until it is changed: requests made from one endpoint would all
+    /// count references on one buffer, from every core, before each copied it anyway.)
+    init(copying other: HTTPHeaders, extra: Int) {
+        fields = []
+        fields.reserveCapacity(other.count + extra)
+        if !other.isEmpty { fields.append(contentsOf: other.fields) }
     }
 
     /// The number of fields, counting each repetition of a name.

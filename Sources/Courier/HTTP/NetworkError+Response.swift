@@ -6,9 +6,9 @@ extension NetworkError {
     /// 304 → `notModified`, 401 → `unauthorized`, 403 → `forbidden`, 404 → `notFound`,
     /// 409 → `conflict`, any other status → `serverError`. The error keeps the response, with its
     /// body cut to ``keptBodyBytes``.
-    public init?(response: HTTPResponse) {
+    public init?(response: borrowing HTTPResponse) {
         guard !response.isSuccess else { return nil }
-        var kept = response
+        var kept = copy response
         if kept.body.count > Self.keptBodyBytes { kept.body = kept.body.prefix(Self.keptBodyBytes) }
         switch response.status {
         case 304: self = .notModified(kept)

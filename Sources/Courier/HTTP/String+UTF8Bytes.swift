@@ -7,4 +7,18 @@ extension String {
         if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
         return try Array(utf8).withUnsafeBufferPointer(body)
     }
+
+    /// A copy in storage of its own. Strings that share storage count references on
+    /// it: a value every request copies (the session's `Authorization` value) would have its
+    /// count changed by every request, from every core, each change taking the count's cache
+    /// line from the core that changed it last. A copy made for the request is counted only by
+    /// the request.
+    func unsharedCopy() -> String {
+        withUTF8Bytes { bytes in
+            String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: bytes)
+                return bytes.count
+            }
+        }
+    }
 }

@@ -61,7 +61,36 @@ public struct AuthInterceptor: RequestInterceptor {
     /// Adds the credentials to `request` in place: what ``intercept(_:context:)`` does, called
     /// directly by the pipeline (no copy of the request going in and coming back).
     nonisolated(nonsending) func authorize(_ request: inout HTTPRequest, context: RequestContext) async throws(NetworkError) {
-        guard context.requiresAuth, isForTheClient(request, context), !isPublic(pathOf: request.url) else { return }
+        guard applies(to: request, requiresAuth: context.requiresAuth, baseOrigin: context.baseOrigin, hasBaseURL: context.baseURL != nil)
+        else { return }
+        try await addCredentials(to: &request)
+    }
+
+    /// Whether `request` gets credentials: it requires them, goes to the client's origin (any,
+    /// when the client has no base URL), and its path is not public.
+    func applies(to request: HTTPRequest, requiresAuth: Bool, baseOrigin: HTTPOrigin?, hasBaseURL: Bool) -> Bool {
+        guard requiresAuth else { return false }
+        if let baseOrigin {
+            guard request.origin == baseOrigin else { return false }
+        } else if hasBaseURL {
+            return false
+        }
+        return !isPublic(pathOf: request.url)
+    }
+
+    /// Adds the token store's credential to `request` when that needs no wait (the pipeline
+    /// calls this first). Returns `false` when ``addCredentials(to:)`` must: there is no store,
+    /// or it must be asked.
+    func addCredentialsNow(to request: inout HTTPRequest) throws(NetworkError) -> Bool {
+        guard let store, let (value, version) = try store.authorizationNow() else { return false }
+        request.headers.replaceOrAdd(name: "Authorization", value: value)
+        request.credentialVersion = version
+        return true
+    }
+
+    /// Adds the credentials to `request`, for a request that ``applies(to:requiresAuth:baseOrigin:hasBaseURL:)``.
+    nonisolated(nonsending) func addCredentials(to request: inout HTTPRequest) async throws(NetworkError) {
+        if try addCredentialsNow(to: &request) { return }
         if let store {
             let credential = try await store.current()
             guard let authorization = credential.authorization else { throw .unauthorized(nil) }
@@ -71,13 +100,6 @@ public struct AuthInterceptor: RequestInterceptor {
             guard let token = try await token(), !token.isEmpty else { throw .unauthorized(nil) }
             request.headers.replaceOrAdd(name: "Authorization", value: "Bearer " + token)
         }
-    }
-
-    /// Whether `url` has the origin of the client's base URL (any URL, when there is none):
-    /// a token is never sent to another host, port or scheme.
-    private func isForTheClient(_ request: HTTPRequest, _ context: RequestContext) -> Bool {
-        guard let baseOrigin = context.baseOrigin else { return context.baseURL == nil }
-        return request.origin == baseOrigin
     }
 
     /// Whether `path` is one of ``publicPaths`` (as whole trailing segments).

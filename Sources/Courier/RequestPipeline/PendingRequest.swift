@@ -12,8 +12,10 @@ final class PendingRequest: Sendable {
     let deadline: Duration
     /// The timeout of one attempt (an attempt never runs past ``deadline`` either).
     let attemptTimeout: Duration
-    /// The retry policy it runs under.
-    let retryPolicy: RetryPolicy
+    /// The retry policy its options set; `nil` for the pipeline's own. (Not a copy of the
+    /// pipeline's: a copy retains the policy's shared storage, and a request that succeeds
+    /// never reads it.)
+    let retryPolicy: RetryPolicy?
     /// Whether the auth interceptor adds credentials.
     let requiresAuth: Bool
     /// Where the outcome goes.
@@ -21,7 +23,7 @@ final class PendingRequest: Sendable {
 
     init(
         id: RequestID, request: HTTPRequest, deadline: Duration, attemptTimeout: Duration,
-        retryPolicy: RetryPolicy, requiresAuth: Bool, reply: Reply<HTTPResponse>
+        retryPolicy: RetryPolicy?, requiresAuth: Bool, reply: Reply<HTTPResponse>
     ) {
         self.id = id
         self.request = request

@@ -11,6 +11,10 @@ struct RequestExecution: Sendable {
     let configuration: RequestPipeline.Configuration
     /// The origin of the base URL, worked out once.
     let baseOrigin: HTTPOrigin?
+    /// Whether anything reads an attempt's ``RequestContext``: your interceptors, logging, or
+    /// the security guard's warnings. Otherwise none is made: its fields are the client's,
+    /// shared by every request, and copying them counts references on them from every core.
+    let needsContext: Bool
     let events: EventBroadcaster<RequestEvent>
     /// The pipeline's own mailbox: `finished` and `retryPermit` go there.
     let mailbox: Mailbox<RequestPipeline.Message>
@@ -18,6 +22,8 @@ struct RequestExecution: Sendable {
     init(configuration: RequestPipeline.Configuration, events: EventBroadcaster<RequestEvent>, mailbox: Mailbox<RequestPipeline.Message>) {
         self.configuration = configuration
         baseOrigin = configuration.baseURL.flatMap(HTTPOrigin.init)
+        needsContext = !configuration.requestInterceptors.isEmpty || !configuration.responseInterceptors.isEmpty
+            || configuration.logging != nil || (configuration.security?.warnsOnMissingSecurityHeaders == true && configuration.logger != nil)
         self.events = events
         self.mailbox = mailbox
     }
@@ -46,15 +52,23 @@ struct RequestExecution: Sendable {
         }
         let (result, attempts) = await attempts(pending, publishing: publishing)
         if admitted { try? mailbox.send(.finished(pending.id)) }
-        pending.reply.resume(with: result.mapError { $0 })
-        guard publishing else { return }
-        let duration = configuration.clock.now - started
-        switch result {
-        case .success(let response):
-            events.publish(.finished(pending.id, status: response.status, attempts: attempts, duration: duration))
-        case .failure(let error):
-            events.publish(.failed(pending.id, error: error, attempts: attempts, duration: duration))
+        // The final event is made before the response is handed over (moved, not copied: a
+        // copy counts a reference on it here, on the worker's core, after the caller took it).
+        let final: RequestEvent? = if publishing {
+            switch result {
+            case .success(let response):
+                .finished(pending.id, status: response.status, attempts: attempts, duration: configuration.clock.now - started)
+            case .failure(let error):
+                .failed(pending.id, error: error, attempts: attempts, duration: configuration.clock.now - started)
+            }
+        } else {
+            nil
         }
+        switch consume result {
+        case .success(let response): pending.reply.succeed(response)
+        case .failure(let error): pending.reply.fail(error)
+        }
+        if let final { events.publish(final) }
     }
 
     /// Answers `pending` with `error` without running it (admission refused).
@@ -66,7 +80,6 @@ struct RequestExecution: Sendable {
     }
 
     private nonisolated(nonsending) func attempts(_ pending: PendingRequest, publishing: Bool) async -> (Result<HTTPResponse, NetworkError>, Int) {
-        let policy = pending.retryPolicy
         var attempt = 1
         var renewedCredential = false
         while true {
@@ -96,7 +109,7 @@ struct RequestExecution: Sendable {
                 continue
             }
             // Judged on the request as sent: an interceptor may have added an Idempotency-Key.
-            let decision = policy.decide(
+            let decision = (pending.retryPolicy ?? configuration.retryPolicy).decide(
                 attempt: attempt, request: sent, outcome: outcome,
                 now: configuration.clock.currentDate, randomUnit: configuration.random.nextUnit())
             guard case .retry(let delay, let reason) = decision,
@@ -119,9 +132,9 @@ struct RequestExecution: Sendable {
     private nonisolated(nonsending) func attempt(
         _ pending: PendingRequest, number: Int, startingAt now: Duration, publishing: Bool
     ) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
-        let context = RequestContext(
+        let context = needsContext ? RequestContext(
             id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: configuration.baseURL, baseOrigin: baseOrigin,
-            logger: configuration.logger)
+            logger: configuration.logger) : nil
         // The attempt ends at its timeout or at the request's deadline, whichever comes first;
         // a timeout says which.
         let attemptEnd = now + pending.attemptTimeout
@@ -135,12 +148,14 @@ struct RequestExecution: Sendable {
         }
         do throws(NetworkError) {
             var response: HTTPResponse?
-            for interceptor in configuration.requestInterceptors {
-                switch try await interceptor.intercept(request, context: context) {
-                case .proceed(let changed): request = changed
-                case .respond(let answer): response = answer
+            if let context {
+                for interceptor in configuration.requestInterceptors {
+                    switch try await interceptor.intercept(request, context: context) {
+                    case .proceed(let changed): request = changed
+                    case .respond(let answer): response = answer
+                    }
+                    if response != nil { break }
                 }
-                if response != nil { break }
             }
             var final: HTTPResponse
             if let response {
@@ -148,20 +163,33 @@ struct RequestExecution: Sendable {
             } else {
                 // The client's own interceptors, after the user's, called directly.
                 try configuration.security?.check(request)
-                try await configuration.auth?.authorize(&request, context: context)
-                configuration.logging?.log(request, context: context)
+                try await authorize(&request, pending)
+                if let context { configuration.logging?.log(request, context: context) }
                 final = try await exchange(&request, id: pending.id, until: limit, publishing: publishing)
             }
-            configuration.logging?.log(final, to: request, context: context)
-            configuration.security?.inspect(final, to: request, context: context)
-            for interceptor in configuration.responseInterceptors {
-                final = try await interceptor.intercept(final, to: request, context: context)
+            if let context {
+                configuration.logging?.log(final, to: request, context: context)
+                configuration.security?.inspect(final, to: request, context: context)
+                for interceptor in configuration.responseInterceptors {
+                    final = try await interceptor.intercept(final, to: request, context: context)
+                }
             }
             // The request is moved out, not copied (a copy and a destroy of its fields).
             return (consume request, .response(final))
         } catch {
             return (consume request, .failure(error))
         }
+    }
+
+    /// The auth interceptor's part of an attempt: without an `await` when the token store's
+    /// credential can be read at once, which copies the `Authorization` value and nothing else
+    /// of the credential (``TokenStore/Handle/authorizationNow()``).
+    private nonisolated(nonsending) func authorize(_ request: inout HTTPRequest, _ pending: PendingRequest) async throws(NetworkError) {
+        guard configuration.auth?.applies(
+            to: request, requiresAuth: pending.requiresAuth, baseOrigin: baseOrigin, hasBaseURL: configuration.baseURL != nil) == true,
+            try configuration.auth?.addCredentialsNow(to: &request) == false
+        else { return }
+        try await configuration.auth?.addCredentials(to: &request)
     }
 
     /// Sends `request`, then follows redirects as the policy and ``RedirectRule`` say, every

@@ -18,6 +18,11 @@ final class LatestValue<Value: Sendable>: Sendable {
     /// The value last published.
     var value: Value { storage.withLock { $0 } }
 
+    /// What `body` reads from the value last published, without a copy of the whole value.
+    func read<Part>(_ body: (Value) -> Part) -> Part {
+        storage.withLock { body($0) }
+    }
+
     /// Publishes `value` (only the owning component calls this).
     func publish(_ value: Value) {
         storage.withLock { $0 = value }

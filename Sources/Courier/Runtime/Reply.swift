@@ -24,7 +24,7 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
         }
 
         /// The common case without building a `Result` for a waiting task.
-        func succeed(_ value: Value) {
+        func succeed(_ value: consuming Value) {
             switch self {
             case .task(let continuation): continuation.resume(returning: value)
             case .callback(let answer): answer(.success(value))
@@ -59,8 +59,9 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Answers the asker with `value`. Returns `false` if the asker was already answered.
+    /// (`consuming`: the value is handed on, not copied.)
     @discardableResult
-    package func succeed(_ value: Value) -> Bool {
+    package func succeed(_ value: consuming Value) -> Bool {
         guard let asker = take() else { return false }
         asker.succeed(value)
         return true
@@ -76,8 +77,8 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
 
     /// Answers the asker with `result`. Returns `false` if the asker was already answered.
     @discardableResult
-    package func resume(with result: Result<Value, any Error>) -> Bool {
-        switch result {
+    package func resume(with result: consuming Result<Value, any Error>) -> Bool {
+        switch consume result {
         case .success(let value): succeed(value)
         case .failure(let error): fail(error)
         }

@@ -30,6 +30,23 @@ extension TokenStore {
             return credential
         }
 
+        /// The `Authorization` value to send now and the version of the tokens it is from, read
+        /// without a message or a wait; `nil` when the store must be asked (``current()``): its
+        /// tokens are not loaded yet, or a refresh is due. The value is a copy of the published
+        /// one made for this request (``Swift/String/unsharedCopy()``), and nothing else
+        /// of the credential is copied.
+        /// - Throws: ``NetworkError/unauthorized(_:)`` (nil response) when there are no tokens.
+        func authorizationNow() throws(NetworkError) -> (value: String, version: Int)? {
+            let published = credential.read { credential -> (value: String?, version: Int, refreshAt: Date?)? in
+                guard credential.isPublished else { return nil }
+                return (credential.authorization?.unsharedCopy(), credential.version, credential.refreshAt)
+            }
+            guard let published else { return nil }
+            guard let value = published.value else { throw .unauthorized(nil) }
+            if let refreshAt = published.refreshAt, clock.currentDate >= refreshAt { return nil }
+            return (value, published.version)
+        }
+
         /// A credential after the one of `version` came back 401: the current one if it is
         /// newer, else the one a refresh brings (one refresh for any number of callers).
         nonisolated(nonsending) func renewed(after version: Int) async throws(NetworkError) -> Credential {
