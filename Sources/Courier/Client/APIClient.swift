@@ -145,14 +145,8 @@ public final class APIClient: Sendable {
     /// What ``response(for:)`` does before it awaits: a fresh hit from the cache's shelf, or
     /// the request to send.
     private func prepare(_ endpoint: UntypedEndpoint) throws(NetworkError) -> Prepared {
-        let base: URLBuilder.Base
-        switch self.base {
-        case .success(let usable): base = usable
-        case .failure(let error): throw error
-        }
-        let text = try endpoint.withSegments { segments throws(NetworkError) in
-            try base.text(segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
-        }
+        let base = try base.get()
+        let text = try base.text(for: endpoint)
         let headers = requestHeaders(endpoint)
         // A fresh hit is looked up by the URL's text: it never pays for parsing the URL. (Were
         // the text to differ from the parsed URL's, the lookup would only miss here.) Not for a
@@ -276,9 +270,7 @@ public final class APIClient: Sendable {
     /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
     func makeRequest(_ endpoint: UntypedEndpoint) throws(NetworkError) -> HTTPRequest {
         let base = try base.get()
-        let url = try endpoint.withSegments { segments throws(NetworkError) in
-            try base.url(segments: segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
-        }
+        let url = try base.url(for: endpoint)
         return try makeRequest(endpoint, base: base, url: url, headers: requestHeaders(endpoint))
     }
 

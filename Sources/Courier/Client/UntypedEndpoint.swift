@@ -16,12 +16,4 @@ struct UntypedEndpoint: Sendable {
     var version: APIVersion?
     var options: RequestOptions
 
-    /// Calls `body` with the path's segments under the base URL, the version's first when there
-    /// is one. (The endpoint's own array when there is no version, lent rather than copied: an
-    /// endpoint kept and sent again and again would have its array's reference count changed
-    /// by every request, from every core.)
-    func withSegments<Result>(_ body: ([String]) throws(NetworkError) -> Result) throws(NetworkError) -> Result {
-        if let version { return try body([version.rawValue] + segments) }
-        return try body(segments)
-    }
 }

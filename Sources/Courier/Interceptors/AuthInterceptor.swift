@@ -82,7 +82,7 @@ public struct AuthInterceptor: RequestInterceptor {
     /// calls this first). Returns `false` when ``addCredentials(to:)`` must: there is no store,
     /// or it must be asked.
     func addCredentialsNow(to request: inout HTTPRequest) throws(NetworkError) -> Bool {
-        guard let store, let (value, version) = try store.authorizationNow() else { return false }
+        guard let (value, version) = try store?.authorizationNow() else { return false }
         request.headers.replaceOrAdd(name: "Authorization", value: value)
         request.credentialVersion = version
         return true

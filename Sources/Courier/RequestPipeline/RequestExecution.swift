@@ -31,9 +31,11 @@ struct RequestExecution: Sendable {
     /// Runs `pending` to its end, tells the pipeline it is finished, answers its reply, and
     /// then publishes the final event. `finished` is queued before the caller wakes, so whatever
     /// the caller or an observer of the final event sends next reaches the pipeline after it,
-    /// and sees the slot freed.
-    nonisolated(nonsending) func run(_ pending: PendingRequest) async {
-        await run(pending, admitted: true)
+    /// and sees the slot freed. `publishing`: whether anyone subscribed to the events when the
+    /// pipeline started it (the pipeline's loop asks the broadcaster, a lock that then stays
+    /// on the loop's core for a whole batch, rather than each worker from whichever core).
+    nonisolated(nonsending) func run(_ pending: PendingRequest, publishing: Bool) async {
+        await run(pending, admitted: true, publishing: publishing)
     }
 
     /// Runs `pending` as ``run(_:)`` does (interceptors, transport, redirects, retries,
@@ -41,11 +43,10 @@ struct RequestExecution: Sendable {
     /// own calls that admitted requests may be waiting on (the token refresh), which must never
     /// queue behind them.
     nonisolated(nonsending) func runUnadmitted(_ pending: PendingRequest) async {
-        await run(pending, admitted: false)
+        await run(pending, admitted: false, publishing: events.hasSubscribers)
     }
 
-    private nonisolated(nonsending) func run(_ pending: PendingRequest, admitted: Bool) async {
-        let publishing = events.hasSubscribers
+    private nonisolated(nonsending) func run(_ pending: PendingRequest, admitted: Bool, publishing: Bool) async {
         let started = publishing ? configuration.clock.now : .zero
         if publishing {
             events.publish(.started(pending.id, method: pending.request.method, url: configuration.redaction.url(pending.request.url)))

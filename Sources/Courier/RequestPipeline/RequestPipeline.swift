@@ -100,7 +100,7 @@ actor RequestPipeline: Component {
     private func start(_ pending: PendingRequest) {
         let worker = idle.popLast() ?? RequestWorker.start(execution)
         running[pending.id] = (worker, pending.reply, false)
-        worker.inbox.give(pending)
+        worker.inbox.give((pending, execution.events.hasSubscribers))
     }
 
     /// This instance is gone (shut down, or failed and replaced): its running requests are

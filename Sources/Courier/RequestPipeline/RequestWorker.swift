@@ -11,8 +11,8 @@ struct RequestWorker: Sendable {
         let inbox = WorkerInbox()
         let task = Task.detached {
             // A cancelled worker's inbox is closed too (`cancel()`), so `next()` ends it.
-            while let pending = await inbox.next() {
-                await execution.run(pending)
+            while let (pending, publishing) = await inbox.next() {
+                await execution.run(pending, publishing: publishing)
             }
         }
         return RequestWorker(inbox: inbox, task: task)
@@ -27,28 +27,31 @@ struct RequestWorker: Sendable {
 
 /// The hand-off slot between the pipeline and one worker: at most one request waits in it.
 final class WorkerInbox: Sendable {
+    /// A request, and whether its events are published.
+    typealias Work = (pending: PendingRequest, publishing: Bool)
+
     private struct State {
-        var next: PendingRequest?
-        var waiter: UnsafeContinuation<PendingRequest?, Never>?
+        var next: Work?
+        var waiter: UnsafeContinuation<Work?, Never>?
         var closed = false
     }
 
     private let state = Locked(State())
 
     /// Gives the worker its next request (the slot must be empty).
-    func give(_ pending: PendingRequest) {
-        let waiter = state.withLock { state -> UnsafeContinuation<PendingRequest?, Never>? in
+    func give(_ work: Work) {
+        let waiter = state.withLock { state -> UnsafeContinuation<Work?, Never>? in
             precondition(state.next == nil, "a worker is given one request at a time")
             if let waiter = state.waiter.take() { return waiter }
-            state.next = pending
+            state.next = work
             return nil
         }
-        waiter?.resume(returning: pending)
+        waiter?.resume(returning: work)
     }
 
     /// No more requests: a waiting worker gets `nil`.
     func close() {
-        let waiter = state.withLock { state -> UnsafeContinuation<PendingRequest?, Never>? in
+        let waiter = state.withLock { state -> UnsafeContinuation<Work?, Never>? in
             state.closed = true
             return state.waiter.take()
         }
@@ -57,9 +60,9 @@ final class WorkerInbox: Sendable {
 
     /// The next request, waiting for one; `nil` once closed. (No cancellation handler: the
     /// pipeline cancels a worker with ``RequestWorker/cancel()``, which closes the inbox too.)
-    nonisolated(nonsending) func next() async -> PendingRequest? {
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<PendingRequest?, Never>) in
-            let ready = state.withLock { state -> PendingRequest?? in
+    nonisolated(nonsending) func next() async -> Work? {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Work?, Never>) in
+            let ready = state.withLock { state -> Work?? in
                 if let next = state.next.take() { return .some(next) }
                 if state.closed { return .some(nil) }
                 state.waiter = continuation

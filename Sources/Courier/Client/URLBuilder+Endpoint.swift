@@ -1,0 +1,22 @@
+import Foundation
+
+extension URLBuilder.Base {
+    /// The URL text of `endpoint` under this base: its segments, the version's first when there
+    /// is one, and its query. The endpoint's own segment array is lent when there is no
+    /// version, not copied: an endpoint kept and sent again and again would otherwise have its
+    /// array's reference count changed by every request, from every core.
+    func text(for endpoint: UntypedEndpoint) throws(NetworkError) -> String {
+        if let version = endpoint.version {
+            return try text(segments: [version.rawValue] + endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        }
+        return try text(segments: endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+    }
+
+    /// The URL of `endpoint` under this base, as ``text(for:)`` makes its text.
+    func url(for endpoint: UntypedEndpoint) throws(NetworkError) -> URL {
+        if let version = endpoint.version {
+            return try url(segments: [version.rawValue] + endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        }
+        return try url(segments: endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+    }
+}
