@@ -173,7 +173,6 @@ public final class APIClient: Sendable {
         case request(HTTPRequest, ShelfCheck)
     }
 
-
     /// Sends a request you built yourself through the pipeline (interceptors, retries, errors)
     /// and returns the raw final response (2xx, or a 3xx that was not followed).
     /// (`consuming`: the client adds what it must to the request it was given instead of a copy.)

@@ -15,5 +15,4 @@ struct UntypedEndpoint: Sendable {
     var body: (any Encodable & Sendable)?
     var version: APIVersion?
     var options: RequestOptions
-
 }

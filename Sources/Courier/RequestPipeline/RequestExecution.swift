@@ -38,7 +38,7 @@ struct RequestExecution: Sendable {
         await run(pending, admitted: true, publishing: publishing)
     }
 
-    /// Runs `pending` as ``run(_:)`` does (interceptors, transport, redirects, retries,
+    /// Runs `pending` as ``run(_:publishing:)`` does (interceptors, transport, redirects, retries,
     /// events) for a request that took no admission slot, so no `finished` is sent: the client's
     /// own calls that admitted requests may be waiting on (the token refresh), which must never
     /// queue behind them.
