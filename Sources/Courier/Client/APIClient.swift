@@ -134,17 +134,6 @@ public final class APIClient: Sendable {
     /// already on the right executor, and pay for finding out.
     @usableFromInline
     nonisolated(nonsending) func response(for endpoint: UntypedEndpoint) async throws(NetworkError) -> HTTPResponse {
-        switch try prepare(endpoint) {
-        case .fresh(let response):
-            return response
-        case .request(let request, let shelf):
-            return try await data(for: request, options: endpoint.options, shelf: shelf)
-        }
-    }
-
-    /// What ``response(for:)`` does before it awaits: a fresh hit from the cache's shelf, or
-    /// the request to send.
-    private func prepare(_ endpoint: UntypedEndpoint) throws(NetworkError) -> Prepared {
         let base = try base.get()
         let text = try base.text(for: endpoint)
         let headers = requestHeaders(endpoint)
@@ -157,20 +146,14 @@ public final class APIClient: Sendable {
             let identity = cacheIdentity(headers: headers, urlText: text, endpoint.options)
             if let identity, Self.answersFromShelf(endpoint.options, cache),
                let fresh = cache.freshResponse(headers: headers, key: CacheKey(url: text, identity: identity)) {
-                return .fresh(fresh)
+                return fresh
             }
             shelf = .checked(identity: identity)
         }
         let request = try makeRequest(endpoint, base: base, url: URLBuilder.parse(text), headers: headers)
         // Cancellation is checked once: before the shelf lookup if there was one, else here.
         if case .notChecked = shelf, Task.isCancelled { throw .cancelled }
-        return .request(request, shelf)
-    }
-
-    /// What ``prepare(_:)`` found.
-    private enum Prepared {
-        case fresh(HTTPResponse)
-        case request(HTTPRequest, ShelfCheck)
+        return try await data(for: request, options: endpoint.options, shelf: shelf)
     }
 
     /// Sends a request you built yourself through the pipeline (interceptors, retries, errors)

@@ -4,7 +4,8 @@ extension URLBuilder.Base {
     /// The URL text of `endpoint` under this base: its segments, the version's first when there
     /// is one, and its query. The endpoint's own segment array is lent when there is no
     /// version, not copied: an endpoint kept and sent again and again would otherwise have its
-    /// array's reference count changed by every request, from every core.
+    /// array's reference count changed by every request, from every core. (Written out for
+    /// both functions: a closure that lent the segments to either captured a copy of the base.)
     func text(for endpoint: UntypedEndpoint) throws(NetworkError) -> String {
         if let version = endpoint.version {
             return try text(segments: [version.rawValue] + endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)

@@ -119,7 +119,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     init(copying other: HTTPHeaders, extra: Int) {
         fields = []
         fields.reserveCapacity(other.count + extra)
-        if !other.isEmpty { fields.append(contentsOf: other.fields) }
+        fields.append(contentsOf: other.fields)
     }
 
     /// The number of fields, counting each repetition of a name.

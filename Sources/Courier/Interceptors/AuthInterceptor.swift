@@ -53,17 +53,11 @@ public struct AuthInterceptor: RequestInterceptor {
 
     /// Adds the bearer token, or lets a public request through untouched.
     public func intercept(_ request: HTTPRequest, context: RequestContext) async throws(NetworkError) -> RequestInterception {
-        var request = request
-        try await authorize(&request, context: context)
-        return .proceed(request)
-    }
-
-    /// Adds the credentials to `request` in place: what ``intercept(_:context:)`` does, called
-    /// directly by the pipeline (no copy of the request going in and coming back).
-    nonisolated(nonsending) func authorize(_ request: inout HTTPRequest, context: RequestContext) async throws(NetworkError) {
         guard applies(to: request, requiresAuth: context.requiresAuth, baseOrigin: context.baseOrigin, hasBaseURL: context.baseURL != nil)
-        else { return }
+        else { return .proceed(request) }
+        var request = request
         try await addCredentials(to: &request)
+        return .proceed(request)
     }
 
     /// Whether `request` gets credentials: it requires them, goes to the client's origin (any,
@@ -78,17 +72,18 @@ public struct AuthInterceptor: RequestInterceptor {
         return !isPublic(pathOf: request.url)
     }
 
-    /// Adds the token store's credential to `request` when that needs no wait (the pipeline
-    /// calls this first). Returns `false` when ``addCredentials(to:)`` must: there is no store,
-    /// or it must be asked.
-    func addCredentialsNow(to request: inout HTTPRequest) throws(NetworkError) -> Bool {
+    /// Adds the token store's credential to `request` when that needs no wait. Returns `false`
+    /// when ``addCredentials(to:)`` must wait: there is no store, or it must be asked.
+    private func addCredentialsNow(to request: inout HTTPRequest) throws(NetworkError) -> Bool {
         guard let (value, version) = try store?.authorizationNow() else { return false }
         request.headers.replaceOrAdd(name: "Authorization", value: value)
         request.credentialVersion = version
         return true
     }
 
-    /// Adds the credentials to `request`, for a request that ``applies(to:requiresAuth:baseOrigin:hasBaseURL:)``.
+    /// Adds the credentials to `request`, for a request that ``applies(to:requiresAuth:baseOrigin:hasBaseURL:)``
+    /// (called directly by the pipeline: no copy of the request going in and coming back). The
+    /// store's credential is read without an `await` unless the store must be asked.
     nonisolated(nonsending) func addCredentials(to request: inout HTTPRequest) async throws(NetworkError) {
         if try addCredentialsNow(to: &request) { return }
         if let store {

@@ -133,6 +133,7 @@ struct RequestExecution: Sendable {
     private nonisolated(nonsending) func attempt(
         _ pending: PendingRequest, number: Int, startingAt now: Duration, publishing: Bool
     ) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
+        // Only where `needsContext` says something reads it: a new reader must be added there.
         let context = needsContext ? RequestContext(
             id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: configuration.baseURL, baseOrigin: baseOrigin,
             logger: configuration.logger) : nil
@@ -182,13 +183,10 @@ struct RequestExecution: Sendable {
         }
     }
 
-    /// The auth interceptor's part of an attempt: without an `await` when the token store's
-    /// credential can be read at once, which copies the `Authorization` value and nothing else
-    /// of the credential (``TokenStore/Handle/authorizationNow()``).
+    /// The auth interceptor's part of an attempt, judged with the origin worked out once.
     private nonisolated(nonsending) func authorize(_ request: inout HTTPRequest, _ pending: PendingRequest) async throws(NetworkError) {
         guard configuration.auth?.applies(
-            to: request, requiresAuth: pending.requiresAuth, baseOrigin: baseOrigin, hasBaseURL: configuration.baseURL != nil) == true,
-            try configuration.auth?.addCredentialsNow(to: &request) == false
+            to: request, requiresAuth: pending.requiresAuth, baseOrigin: baseOrigin, hasBaseURL: configuration.baseURL != nil) == true
         else { return }
         try await configuration.auth?.addCredentials(to: &request)
     }
