@@ -73,19 +73,27 @@ public struct AuthInterceptor: RequestInterceptor {
     }
 
     /// Adds the token store's credential to `request` when that needs no wait. Returns `false`
-    /// when ``addCredentials(to:)`` must wait: there is no store, or it must be asked.
-    private func addCredentialsNow(to request: inout HTTPRequest) throws(NetworkError) -> Bool {
+    /// when ``addCredentialsWaiting(to:)`` must: there is no store, or it must be asked. (The
+    /// pipeline calls the two itself: an `await` on ``addCredentials(to:)`` kept the store
+    /// referenced across it, from every core.)
+    func addCredentialsNow(to request: inout HTTPRequest) throws(NetworkError) -> Bool {
         guard let (value, version) = try store?.authorizationNow() else { return false }
         request.headers.replaceOrAdd(name: "Authorization", value: value)
         request.credentialVersion = version
         return true
     }
 
-    /// Adds the credentials to `request`, for a request that ``applies(to:requiresAuth:baseOrigin:hasBaseURL:)``
-    /// (called directly by the pipeline: no copy of the request going in and coming back). The
-    /// store's credential is read without an `await` unless the store must be asked.
+    /// Adds the credentials to `request`, for a request that ``applies(to:requiresAuth:baseOrigin:hasBaseURL:)``:
+    /// at once when the store's credential can be read, else waiting for the store or the
+    /// token closure.
     nonisolated(nonsending) func addCredentials(to request: inout HTTPRequest) async throws(NetworkError) {
         if try addCredentialsNow(to: &request) { return }
+        try await addCredentialsWaiting(to: &request)
+    }
+
+    /// Adds the credentials that take a wait: the store's, asked for (its tokens not loaded
+    /// yet, or a refresh due), or the token closure's.
+    nonisolated(nonsending) func addCredentialsWaiting(to request: inout HTTPRequest) async throws(NetworkError) {
         if let store {
             let credential = try await store.current()
             guard let authorization = credential.authorization else { throw .unauthorized(nil) }

@@ -183,12 +183,14 @@ struct RequestExecution: Sendable {
         }
     }
 
-    /// The auth interceptor's part of an attempt, judged with the origin worked out once.
+    /// The auth interceptor's part of an attempt, judged with the origin worked out once:
+    /// without an `await` when the token store's credential can be read at once.
     private nonisolated(nonsending) func authorize(_ request: inout HTTPRequest, _ pending: PendingRequest) async throws(NetworkError) {
         guard configuration.auth?.applies(
-            to: request, requiresAuth: pending.requiresAuth, baseOrigin: baseOrigin, hasBaseURL: configuration.baseURL != nil) == true
+            to: request, requiresAuth: pending.requiresAuth, baseOrigin: baseOrigin, hasBaseURL: configuration.baseURL != nil) == true,
+            try configuration.auth?.addCredentialsNow(to: &request) == false
         else { return }
-        try await configuration.auth?.addCredentials(to: &request)
+        try await configuration.auth?.addCredentialsWaiting(to: &request)
     }
 
     /// Sends `request`, then follows redirects as the policy and ``RedirectRule`` say, every
