@@ -4,8 +4,8 @@ extension URLBuilder.Base {
     /// The URL text of `endpoint` under this base: its segments, the version's first when there
     /// is one, and its query. The endpoint's own segment array is lent when there is no
     /// version, not copied: an endpoint kept and sent again and again would otherwise have its
-    /// array's reference count changed by every request, from every core. (Written out for
-    /// both functions: a closure that lent the segments to either captured a copy of the base.)
+    /// array's reference count changed by every request, from every core. (Not through a
+    /// closure that lends the segments: it captured a copy of the base instead.)
     func text(for endpoint: UntypedEndpoint) throws(NetworkError) -> String {
         if let version = endpoint.version {
             return try text(segments: [version.rawValue] + endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
@@ -13,11 +13,8 @@ extension URLBuilder.Base {
         return try text(segments: endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
     }
 
-    /// The URL of `endpoint` under this base, as ``text(for:)`` makes its text.
+    /// The URL of `endpoint` under this base: ``text(for:)``, parsed.
     func url(for endpoint: UntypedEndpoint) throws(NetworkError) -> URL {
-        if let version = endpoint.version {
-            return try url(segments: [version.rawValue] + endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
-        }
-        return try url(segments: endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)
+        try URLBuilder.parse(text(for: endpoint))
     }
 }

@@ -55,15 +55,13 @@ struct RequestExecution: Sendable {
         if admitted { try? mailbox.send(.finished(pending.id)) }
         // The final event is made before the response is handed over (moved, not copied: a
         // copy counts a reference on it here, on the worker's core, after the caller took it).
-        let final: RequestEvent? = if publishing {
-            switch result {
-            case .success(let response):
-                .finished(pending.id, status: response.status, attempts: attempts, duration: configuration.clock.now - started)
-            case .failure(let error):
-                .failed(pending.id, error: error, attempts: attempts, duration: configuration.clock.now - started)
+        var final: RequestEvent?
+        if publishing {
+            let duration = configuration.clock.now - started
+            final = switch result {
+            case .success(let response): .finished(pending.id, status: response.status, attempts: attempts, duration: duration)
+            case .failure(let error): .failed(pending.id, error: error, attempts: attempts, duration: duration)
             }
-        } else {
-            nil
         }
         switch consume result {
         case .success(let response): pending.reply.succeed(response)

@@ -24,9 +24,7 @@ extension TokenStore {
             // Before the store has loaded the persisted tokens, ask it (its first message loads them).
             guard credential.isPublished else { return try await token(rejected: nil, forced: false) }
             guard credential.authorization != nil else { throw .unauthorized(nil) }
-            if let refreshAt = credential.refreshAt, clock.currentDate >= refreshAt {
-                return try await token(rejected: nil, forced: false)
-            }
+            if isDue(credential.refreshAt) { return try await token(rejected: nil, forced: false) }
             return credential
         }
 
@@ -43,8 +41,13 @@ extension TokenStore {
             }
             guard let published else { return nil }
             guard let value = published.value else { throw .unauthorized(nil) }
-            if let refreshAt = published.refreshAt, clock.currentDate >= refreshAt { return nil }
+            if isDue(published.refreshAt) { return nil }
             return (value, published.version)
+        }
+
+        /// Whether a credential that refreshes at `refreshAt` is due for its refresh now.
+        private func isDue(_ refreshAt: Date?) -> Bool {
+            refreshAt.map { clock.currentDate >= $0 } ?? false
         }
 
         /// A credential after the one of `version` came back 401: the current one if it is
