@@ -30,15 +30,12 @@ extension Cache {
             }
         }
 
-        /// The response to `request`, stored or fetched. Cancelling the calling task answers it
+        /// The response to `cached`, stored or fetched. Cancelling the calling task answers it
         /// `cancelled` at once and leaves the shared fetch (cancelled when nobody is left).
         /// - Throws: the fetch's ``NetworkError``, ``NetworkError/notCached`` (`cacheOnly`), or
         ///   a ``RuntimeError`` if the cache is unavailable or restarted while holding the request.
-        nonisolated(nonsending) func get(
-            _ request: HTTPRequest, key: CacheKey, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL
-        ) async throws -> HTTPResponse {
-            let cached = CacheRequest(request: request, key: key, options: options, policy: policy, ttl: ttl)
-            return try await mailbox.ask({ .get(cached, $0) }, onCancel: .leave(cached), cancelledError: NetworkError.cancelled)
+        nonisolated(nonsending) func get(_ cached: CacheRequest) async throws -> HTTPResponse {
+            try await mailbox.ask({ .get(cached, $0) }, onCancel: .leave(cached), cancelledError: NetworkError.cancelled)
         }
 
         /// Forgets stored responses: on the shelf at once (so the caller's next read cannot find

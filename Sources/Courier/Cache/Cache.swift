@@ -42,7 +42,7 @@ actor Cache: Component {
         /// Sends a request to the network (the pipeline's mailbox) and calls the given function
         /// with the outcome, once; returns the request's number, for ``cancelFetch``.
         let fetch: @Sendable (
-            HTTPRequest, RequestOptions, _ answer: @escaping @Sendable (Result<HTTPResponse, NetworkError>) -> Void
+            HTTPRequest, RequestOptions, _ answer: @escaping @Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void
         ) -> RequestID
         /// Cancels the request `fetch` numbered so (the caller no longer needs its answer).
         let cancelFetch: @Sendable (RequestID) -> Void
@@ -109,9 +109,10 @@ actor Cache: Component {
             }
         }
 
-        func answer(_ result: Result<HTTPResponse, any Error>) {
+        /// Answers every caller: the coalesced ones with copies, the first with `result` itself.
+        func answer(_ result: consuming Result<HTTPResponse, NetworkError>) {
+            for other in others { other.reply.resume(with: copy result) }
             first?.reply.resume(with: result)
-            for other in others { other.reply.resume(with: result) }
         }
     }
 
@@ -142,7 +143,7 @@ actor Cache: Component {
         try environment.shelf.withLock { try body(&$0.storage) }
     }
 
-    func handle(_ message: Message) throws {
+    func handle(_ message: consuming Message) throws {
         if let error = environment.fault?(message) { throw error }
         if !diskOpened {
             // A new instance starts empty (what a failed one left is not trusted).
@@ -150,7 +151,9 @@ actor Cache: Component {
             openDisk()
         }
         stats.messagesHandled += 1
-        switch message {
+        // Read before the message is taken apart (moved, so a fetched response is not copied).
+        let forgotten = message.forgottenKeys
+        switch consume message {
         case .get(let request, let reply):
             get(request, reply)
         case .leave(let cached):
@@ -160,16 +163,16 @@ actor Cache: Component {
         // The client already took these keys off the shelf (`Handle.forget`); here they leave
         // the fetches running for them and the persistent tier.
         case .invalidate(let url):
-            unstore(message)
+            unstore(forgotten)
             onDisk { try $0.remove(url: url) }
         case .invalidatePrefix(let prefix):
-            unstore(message)
+            unstore(forgotten)
             onDisk { try $0.remove(url: prefix, below: true) }
         case .dropIdentity(let identity):
-            unstore(message)
+            unstore(forgotten)
             onDisk { try $0.remove(identity: identity) }
         case .clear:
-            unstore(message)
+            unstore(forgotten)
             onDisk { try $0.removeAll() }
         case .clearExpired:
             let now = environment.clock.currentDate
@@ -254,8 +257,8 @@ actor Cache: Component {
         let revalidating = !validators.isEmpty && !headers.contains("If-None-Match") && !headers.contains("If-Modified-Since")
         // The answer comes back as a message: no task waits for it.
         let (mailbox, id, instance) = (environment.mailbox, lastFlight, instance)
-        let answer: @Sendable (Result<HTTPResponse, NetworkError>) -> Void = { result in
-            try? mailbox.send(.fetched(instance: instance, flight: id, result))
+        let answer: @Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void = { (result: consuming Result<HTTPResponse, NetworkError>) in
+            try? mailbox.send(.fetched(instance: instance, flight: id, consume result))
         }
         let request: RequestID
         if revalidating {
@@ -299,26 +302,22 @@ actor Cache: Component {
         return flight
     }
 
-    private func finish(_ id: UInt64, _ result: Result<HTTPResponse, NetworkError>) {
+    private func finish(_ id: UInt64, _ result: consuming Result<HTTPResponse, NetworkError>) {
         guard let flight = remove(id) else { return }
         let now = environment.clock.currentDate
         let answer: Result<HTTPResponse, NetworkError>
-        switch result {
+        switch consume result {
         case .success(let response) where response.status == 304 && flight.revalidating && flight.stale != nil:
             let entry = flight.stale!.revalidated(by: response, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now)
-            if flight.storable {
-                storage { $0.store(entry, for: flight.storageKey) }
-                onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
-            }
-            stats.revalidated += 1
             answer = .success(entry.response)
+            if flight.storable { file(entry, under: flight.storageKey, now: now) }
+            stats.revalidated += 1
         case .success(let response) where !flight.storable:
             answer = .success(response)
         case .success(let response):
             if let entry = CacheEntry.make(
                 response: response, to: flight.first.request, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now) {
-                storage { $0.store(entry, for: flight.storageKey) }
-                onDisk { try $0.store(entry, for: flight.storageKey, now: now) }
+                file(entry, under: flight.storageKey, now: now)
             } else if response.status != 304 {
                 storage { $0.remove(flight.storageKey) }
                 onDisk { try $0.remove(flight.storageKey) }
@@ -333,13 +332,19 @@ actor Cache: Component {
                 answer = .failure(error)
             }
         }
-        flight.waiters.answer(answer.mapError { $0 })
+        flight.waiters.answer(answer)
+    }
+
+    /// Files `entry` under `key`: on the shelf (moved in, not copied) and in the persistent tier.
+    private func file(_ entry: consuming CacheEntry, under key: CacheKey, now: Date) {
+        onDisk { try $0.store(entry, for: key, now: now) }
+        environment.shelf.withLock(passing: entry) { (shelf, entry: consuming CacheEntry) in _ = shelf.storage.store(entry, for: key) }
     }
 
     /// Fetches running for matching keys will not store their answers (which may predate what
     /// invalidated the key), and later requests do not join them.
-    private func unstore(_ message: Message) {
-        guard let matches = message.forgottenKeys else { return }
+    private func unstore(_ matches: ((CacheKey) -> Bool)?) {
+        guard let matches else { return }
         for (id, flight) in flights where matches(flight.storageKey) {
             flights[id]?.storable = false
             if joinable[flight.storageKey] == id { joinable[flight.storageKey] = nil }

@@ -58,7 +58,7 @@ struct CacheEntry: Sendable {
     /// The entry for `response` to `request`, or `nil` if it must not be stored: not a 200 or
     /// 203, `no-store` on either side, `Vary: *`, a ``CacheTTL/noCache`` request, or nothing to
     /// reuse (no lifetime and no validator).
-    static func make(response: HTTPResponse, to request: HTTPRequest, ttl: CacheTTL, defaultTTL: Int, now: Date) -> CacheEntry? {
+    static func make(response: borrowing HTTPResponse, to request: borrowing HTTPRequest, ttl: CacheTTL, defaultTTL: Int, now: Date) -> CacheEntry? {
         guard response.status == 200 || response.status == 203 else { return nil }
         let control = CacheControl(response.headers)
         guard !control.noStore, !CacheControl(request.headers).noStore else { return nil }
@@ -80,7 +80,7 @@ struct CacheEntry: Sendable {
             lifetime = HTTPDate.parse(expires).map { max(0, Int($0.timeIntervalSince(origin).rounded(.down))) } ?? 0
         }
         let age = response.headers["Age"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) } ?? 0
-        let entry = CacheEntry(response: response, storedAt: now, initialAge: age, lifetime: lifetime, control: control, varying: varying)
+        let entry = CacheEntry(response: copy response, storedAt: now, initialAge: age, lifetime: lifetime, control: control, varying: varying)
         guard lifetime > age || !entry.validators.isEmpty else { return nil }
         return entry
     }

@@ -42,7 +42,7 @@ struct CacheStorage<Key: Hashable & Sendable>: Sendable {
     /// until both limits hold. An entry larger than the byte limit is not kept. Returns how
     /// many entries were evicted.
     @discardableResult
-    mutating func store(_ entry: CacheEntry, for key: Key) -> Int {
+    mutating func store(_ entry: consuming CacheEntry, for key: Key) -> Int {
         let size = entry.size
         guard size <= maxBytes, maxEntries > 0 else {
             remove(key)
@@ -57,14 +57,17 @@ struct CacheStorage<Key: Hashable & Sendable>: Sendable {
         }
         // One look-up both files the key and finds the entry it replaces.
         if let replaced = index.updateValue(position, forKey: key) { release(replaced) }
-        slots[position] = Slot(key: key, entry: entry, size: size, newer: -1, older: newest)
+        slots[position] = Slot(key: key, entry: consume entry, size: size, newer: -1, older: newest)
         if newest >= 0 { slots[newest].newer = position }
         newest = position
         if oldest < 0 { oldest = position }
         bytes += size
         var evicted = 0
         while count > maxEntries || bytes > maxBytes, oldest >= 0 {
-            remove(slots[oldest].key)
+            // The key alone is copied out (passed from the slot to `remove`, which changes the
+            // slots, the whole slot was copied, its response with it).
+            let key = slots[oldest].key
+            remove(key)
             evicted += 1
         }
         return evicted

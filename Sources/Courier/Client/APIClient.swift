@@ -143,12 +143,11 @@ public final class APIClient: Sendable {
         var shelf = ShelfCheck.notChecked
         if let cache, endpoint.method == .get, endpoint.body == nil {
             if Task.isCancelled { throw .cancelled }
-            let identity = cacheIdentity(headers: headers, urlText: text, endpoint.options)
-            if let identity, Self.answersFromShelf(endpoint.options, cache),
-               let fresh = cache.freshResponse(headers: headers, key: CacheKey(url: text, identity: identity)) {
+            let key = cacheIdentity(headers: headers, urlText: text, endpoint.options).map { CacheKey(url: text, identity: $0) }
+            if let key, Self.answersFromShelf(endpoint.options, cache), let fresh = cache.freshResponse(headers: headers, key: key) {
                 return fresh
             }
-            shelf = .checked(identity: identity)
+            shelf = .checked(key)
         }
         let request = try makeRequest(endpoint, base: base, url: URLBuilder.parse(text), headers: headers)
         // Cancellation is checked once: before the shelf lookup if there was one, else here.
@@ -165,30 +164,27 @@ public final class APIClient: Sendable {
     }
 
     /// Whether the caller of ``data(for:options:shelf:)`` already looked for a fresh hit, and
-    /// whose responses the request may use if so (`nil`: not cached at all).
+    /// the key it looked up if so (`nil`: the request is not cached at all).
     private enum ShelfCheck {
         case notChecked
-        case checked(identity: String?)
+        case checked(CacheKey?)
     }
 
     /// ``data(for:options:)``, after the lookup `shelf` says was made.
     private nonisolated(nonsending) func data(for request: consuming HTTPRequest, options: RequestOptions, shelf: ShelfCheck) async throws(NetworkError) -> HTTPResponse {
-        let identity: String? = switch shelf {
-        case .notChecked: cache == nil || request.method != .get
-            ? nil : cacheIdentity(headers: request.headers, urlText: request.url.absoluteString, options)
-        case .checked(let identity): identity
-        }
-        if let cache, request.method == .get, let identity {
+        if let cache, request.method == .get, let key = cacheKey(for: request, options, shelf: shelf) {
             let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
             // A fresh hit costs no message; anything else asks the cache.
-            let key = CacheKey(url: request.url.absoluteString, identity: identity)
             if case .notChecked = shelf, Self.answersFromShelf(options, cache), let fresh = cache.freshResponse(headers: request.headers, key: key) {
                 return fresh
             }
+            // The request is moved into what the cache holds, and taken back if it must go on.
+            let cached = CacheRequest(request: consume request, key: key, options: options, policy: policy, ttl: ttl)
             do {
-                return try await cache.get(request, key: key, options: options, policy: policy, ttl: ttl)
+                return try await cache.get(cached)
             } catch RuntimeError.componentRestarted {
                 // The cache failed while holding this request: the network answers instead.
+                request = cached.request
             } catch {
                 throw NetworkError(answer: error)
             }
@@ -229,6 +225,19 @@ public final class APIClient: Sendable {
             cache.forget(.invalidate(url: request.url.absoluteString))
         }
         return response
+    }
+
+    /// What a GET's response is filed under, `nil` if it is not cached at all. Entries are filed
+    /// under the parsed URL's text (what invalidations name): the key `shelf` looked up by is
+    /// kept when its text is the same (a key hashes its URL once, as it is made).
+    private func cacheKey(for request: borrowing HTTPRequest, _ options: RequestOptions, shelf: ShelfCheck) -> CacheKey? {
+        let url = request.url.absoluteString
+        switch shelf {
+        case .notChecked:
+            return cacheIdentity(headers: request.headers, urlText: url, options).map { CacheKey(url: url, identity: $0) }
+        case .checked(let key):
+            return key.map { $0.url == url ? $0 : CacheKey(url: url, identity: $0.identity) }
+        }
     }
 
     /// The methods that write: a success invalidates cached reads; they may be queued offline.

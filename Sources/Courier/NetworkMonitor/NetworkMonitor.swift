@@ -43,8 +43,8 @@ actor NetworkMonitor: Component {
         timer?.cancel()
     }
 
-    func handle(_ message: Message) {
-        switch message {
+    func handle(_ message: consuming Message) {
+        switch consume message {
         case .observe(let state, let source):
             let action = machine.observe(state, from: source)
             environment.observed.publish(machine.combined)

@@ -62,14 +62,14 @@ actor OfflineQueue: Component {
         self.environment = environment
     }
 
-    func handle(_ message: Message) throws {
+    func handle(_ message: consuming Message) throws {
         if let fault = environment.fault?(message) { throw fault }
         if let failure = openIfNeeded() {
             reject(message, with: failure)
             return
         }
         let now = environment.clock.currentDate
-        switch message {
+        switch consume message {
         case .enqueue(let request, let requiresAuth, let reply):
             do throws(NetworkError) {
                 try request.validate()

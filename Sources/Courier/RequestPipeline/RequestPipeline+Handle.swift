@@ -31,10 +31,11 @@ extension RequestPipeline {
         /// ``NetworkError/init(answer:)`` maps what an asker would see). Returns the request's
         /// number, for ``cancel(_:)``.
         func submit(
-            _ request: HTTPRequest, options: RequestOptions, answer: @escaping @Sendable (Result<HTTPResponse, NetworkError>) -> Void
+            _ request: HTTPRequest, options: RequestOptions, answer: @escaping @Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void
         ) -> RequestID {
             let id = nextID()
             let mailbox = self.mailbox
+            // The response is handed on, not copied (the caller stores and answers it).
             let reply = Reply<HTTPResponse> { result in answer(result.mapError { NetworkError(answer: mailbox.answerError($0)) }) }
             if (try? mailbox.send(.execute(pending(request, options: options, id: id, reply: reply)))) == nil {
                 reply.fail(RuntimeError.componentUnavailable(mailbox.name))

@@ -49,9 +49,9 @@ actor RequestPipeline: Component {
         return (Handle(mailbox: mailbox, configuration: configuration, execution: execution), spec)
     }
 
-    func handle(_ message: Message) {
+    func handle(_ message: consuming Message) {
         stats.messagesHandled += 1
-        switch message {
+        switch consume message {
         case .execute(let pending):
             admit(pending)
         case .finished(let id):

@@ -12,7 +12,7 @@ package protocol Component: Actor {
     associatedtype Message: Sendable
 
     /// Handles one message. Throwing means the component has failed and must be restarted.
-    func handle(_ message: Message) async throws
+    func handle(_ message: consuming Message) async throws
 
     /// Called after the messages taken together in one batch were handled (and before the
     /// instance stops at a stop marker), so that a component can finish their work together:
@@ -30,9 +30,9 @@ extension Component {
     /// stop) goes back to the front of the mailbox with the iterator, for the next instance.
     func run(_ mailbox: Mailbox<Message>, incarnation: Int) async throws {
         for await envelope in mailbox {
-            switch envelope {
+            switch consume envelope {
             case .message(let message):
-                try await handle(message)
+                try await handle(consume message)
             case .endOfBatch:
                 try await batchHandled()
             case .stop(let target):

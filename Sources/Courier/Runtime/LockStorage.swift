@@ -57,4 +57,13 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         defer { unlock() }
         return try withUnsafeMutablePointerToHeader { try body(&$0.pointee) }
     }
+
+    /// `withLock`, with `argument` handed to `body` to keep (moved, not captured).
+    func withLock<Argument, T>(passing argument: consuming Argument, _ body: (inout Value, consuming Argument) throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        // The header's address is fixed for the storage's life, which `self` spans here.
+        let value = withUnsafeMutablePointerToHeader { $0 }
+        return try body(&value.pointee, argument)
+    }
 }

@@ -17,6 +17,15 @@ package struct Locked<Value> {
     package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try storage.withLock(body)
     }
+
+    /// Runs `body` with exclusive access to the value and `argument` to keep: a closure cannot
+    /// move what it captures, but it can move what it is given (a mailbox queues a message so,
+    /// instead of copying it).
+    package func withLock<Argument, T>(
+        passing argument: consuming Argument, _ body: (inout Value, consuming Argument) throws -> T
+    ) rethrows -> T {
+        try storage.withLock(passing: argument, body)
+    }
 }
 
 // Invariant: the value is reachable only through `storage.withLock`, and only Sendable values

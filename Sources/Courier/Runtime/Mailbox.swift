@@ -37,7 +37,7 @@ package final class Mailbox<Message: Sendable>: Sendable {
 
     /// Sends a message without waiting for an answer ("tell").
     /// - Throws: ``RuntimeError/componentUnavailable(_:)`` if the mailbox is closed.
-    package func send(_ message: Message) throws(RuntimeError) {
+    package func send(_ message: consuming Message) throws(RuntimeError) {
         guard deliver(.message(message)) else { throw .componentUnavailable(name) }
     }
 
@@ -133,19 +133,20 @@ package final class Mailbox<Message: Sendable>: Sendable {
 
     /// Queues `envelope` and wakes a waiting consumer; `false` if closed (the envelope is then
     /// dropped, after the lock, and a reply in it answers its asker).
-    private func deliver(_ envelope: Envelope) -> Bool {
+    private func deliver(_ envelope: consuming Envelope) -> Bool {
         // Queued even when the consumer waits: it takes the message under the lock, after this
         // unlock, so everything the sender wrote before sending is ordered before the consumer
         // reads it by the lock, which ThreadSanitizer sees. (Handed over in the continuation,
         // it was ordered only by the runtime's atomics, which it does not see: a report about
         // a reply's fields, about once in ten sanitized runs.)
-        let (accepted, waiter) = state.withLock { state -> (Bool, UnsafeContinuation<Bool, Never>?) in
-            guard !state.closed else { return (false, nil) }
+        // Moved into the queue, not copied; refused, it comes back out and is released here.
+        let (refused, waiter) = state.withLock(passing: envelope) { (state, envelope: consuming Envelope) -> (Envelope?, UnsafeContinuation<Bool, Never>?) in
+            guard !state.closed else { return (envelope, nil) }
             state.queued.append(envelope)
-            return (true, state.waiter.take())
+            return (nil, state.waiter.take())
         }
         waiter?.resume(returning: true)
-        return accepted
+        return refused == nil
     }
 
     /// Puts back, at the front, messages a consumer took but did not handle (it failed, or
@@ -166,6 +167,16 @@ package final class Mailbox<Message: Sendable>: Sendable {
         /// received, so the consumer may finish their work together
         /// (``Component/batchHandled()``).
         case endOfBatch
+
+        /// Moves this envelope out, leaving ``endOfBatch`` (nothing to release) in its place:
+        /// the iterator yields a batch's messages so, instead of copying each (a retain of its
+        /// payload, made on the consumer's core on memory the sender's core wrote last, and a
+        /// release when the batch was cleared).
+        mutating func take() -> Envelope {
+            var taken = Envelope.endOfBatch
+            swap(&self, &taken)
+            return taken
+        }
     }
 }
 
@@ -211,7 +222,7 @@ extension Mailbox: AsyncSequence {
         package func next(isolation actor: isolated (any Actor)?) async -> Envelope? {
             if position < batch.count {
                 defer { position += 1 }
-                return batch[position]
+                return batch[position].take()
             }
             return await nextBatch(isolation: actor)
         }
@@ -241,7 +252,7 @@ extension Mailbox: AsyncSequence {
             guard !state.queued.isEmpty else { return nil }
             swap(&state.queued, &batch)
             position = 1
-            return batch[0]
+            return batch[0].take()
         }
 
         /// Waits until a message is queued (`true`), or the mailbox is closed or the task

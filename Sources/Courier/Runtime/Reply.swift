@@ -14,9 +14,9 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
     /// task waiting in between).
     enum Asker: Sendable {
         case task(UnsafeContinuation<Value, any Error>)
-        case callback(@Sendable (Result<Value, any Error>) -> Void)
+        case callback(@Sendable (consuming Result<Value, any Error>) -> Void)
 
-        func resume(with result: Result<Value, any Error>) {
+        func resume(with result: consuming Result<Value, any Error>) {
             switch self {
             case .task(let continuation): continuation.resume(with: result)
             case .callback(let answer): answer(result)
@@ -54,7 +54,7 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
 
     /// A handle whose answer is passed to `answer`, exactly once (``RuntimeError/replyDropped``
     /// if the handle is released unanswered).
-    init(answer: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+    init(answer: @escaping @Sendable (consuming Result<Value, any Error>) -> Void) {
         slot = Slot(.callback(answer))
     }
 
@@ -77,7 +77,7 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
 
     /// Answers the asker with `result`. Returns `false` if the asker was already answered.
     @discardableResult
-    package func resume(with result: consuming Result<Value, any Error>) -> Bool {
+    package func resume<Failure: Error>(with result: consuming Result<Value, Failure>) -> Bool {
         switch consume result {
         case .success(let value): succeed(value)
         case .failure(let error): fail(error)

@@ -133,7 +133,7 @@ package actor Supervisor: Component {
         }
     }
 
-    package func handle(_ message: Message) {
+    package func handle(_ message: consuming Message) {
         switch message {
         case .childExited(let index, let incarnation, let outcome):
             childExited(index, incarnation: incarnation, outcome: outcome)

@@ -50,9 +50,9 @@ actor SyncCoordinator: Component {
         machine = DrainMachine(connectivity: environment.connectivity.value)
     }
 
-    func handle(_ message: Message) throws {
+    func handle(_ message: consuming Message) throws {
         if let fault = environment.fault?(message) { throw fault }
-        switch message {
+        switch consume message {
         case .connectivity(let state):
             perform(machine.connectivityChanged(state))
         case .syncNow(let reply):

@@ -74,9 +74,9 @@ actor TokenStore: Component {
 
     /// Throws when a sign-in or sign-out cannot be persisted: the store then fails, the caller
     /// is answered `componentRestarted`, and the next instance starts from what is durable.
-    func handle(_ message: Message) throws {
+    func handle(_ message: consuming Message) throws {
         if !loaded { load() }
-        switch message {
+        switch consume message {
         case .set(let new, let reply):
             do {
                 if let new { try environment.persistence.save(new) } else { try environment.persistence.remove() }

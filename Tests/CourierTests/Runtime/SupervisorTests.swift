@@ -317,7 +317,7 @@ actor Flaky: Component {
     let handled: Locked<[Int]>
     init(handled: Locked<[Int]>) { self.handled = handled }
 
-    func handle(_ message: Message) throws {
+    func handle(_ message: consuming Message) throws {
         switch message {
         case .work(let value, let reply):
             if value % 1000 == 999 { throw InjectedFailure(label: "\(value)") }

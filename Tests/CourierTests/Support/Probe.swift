@@ -38,7 +38,7 @@ actor Probe: Component {
         log.append("init(\(name))")
     }
 
-    func handle(_ message: Message) async throws {
+    func handle(_ message: consuming Message) async throws {
         switch message {
         case .echo(let value, let reply):
             log.append("\(name):\(value)")
