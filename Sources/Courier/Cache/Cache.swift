@@ -39,11 +39,12 @@ actor Cache: Component {
     /// What every instance runs with.
     struct Environment: Sendable {
         let mailbox: Mailbox<Message>
-        /// Sends a request to the network (the pipeline's mailbox) and calls the given function
-        /// with the outcome, once; returns the request's number, for ``cancelFetch``.
-        let fetch: @Sendable (
-            HTTPRequest, RequestOptions, _ answer: @escaping @Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void
-        ) -> RequestID
+        /// Sends a request to the network (the pipeline's mailbox), to be answered through the
+        /// given reply; returns the request's number, for ``cancelFetch``.
+        let fetch: @Sendable (HTTPRequest, RequestOptions, Reply<HTTPResponse>) -> RequestID
+        /// What a fetch's failure is to the cache's callers: a runtime error as an asker of the
+        /// pipeline would be told it (``NetworkError/init(answer:)``).
+        let fetchFailure: @Sendable (any Error) -> NetworkError
         /// Cancels the request `fetch` numbered so (the caller no longer needs its answer).
         let cancelFetch: @Sendable (RequestID) -> Void
         let maxEntries: Int
@@ -69,7 +70,7 @@ actor Cache: Component {
         /// What was stored when it started (revalidated by a 304, served if the network fails
         /// and the policy or the entry allow).
         let stale: CacheEntry?
-        var waiters = Waiters()
+        var waiters: Waiters
         /// A background revalidation (stale-while-revalidate): started for no caller (identical
         /// requests may still join it), and never cancelled by callers leaving.
         let background: Bool
@@ -200,7 +201,8 @@ actor Cache: Component {
             }
             currentIdentity = identity
         }
-        let now = environment.clock.currentDate
+        // Read only when something stored is judged: a miss reads no clock.
+        var now: Date { environment.clock.currentDate }
         let storageKey = cached.key
         var entry = cached.ttl == .noCache ? nil : storage { $0.entry(for: storageKey) }
         if entry == nil, cached.ttl != .noCache, let stored = onDisk({ try $0.entry(for: storageKey, now: now) }) ?? nil {
@@ -255,10 +257,11 @@ actor Cache: Component {
         let validators = stale?.validators ?? []
         let headers = cached.request.headers
         let revalidating = !validators.isEmpty && !headers.contains("If-None-Match") && !headers.contains("If-Modified-Since")
-        // The answer comes back as a message: no task waits for it.
-        let (mailbox, id, instance) = (environment.mailbox, lastFlight, instance)
-        let answer: @Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void = { (result: consuming Result<HTTPResponse, NetworkError>) in
-            try? mailbox.send(.fetched(instance: instance, flight: id, consume result))
+        // The answer comes back as a message: no task waits for it. (Moved, not copied: the
+        // response goes on to the callers and the shelf.)
+        let (mailbox, id, instance, failure) = (environment.mailbox, lastFlight, instance, environment.fetchFailure)
+        let answer = Reply<HTTPResponse> { result in
+            try? mailbox.send(.fetched(instance: instance, flight: id, result.mapError(failure)))
         }
         let request: RequestID
         if revalidating {
@@ -268,9 +271,10 @@ actor Cache: Component {
         } else {
             request = environment.fetch(cached.request, cached.options, answer)
         }
-        var flight = Flight(first: cached, stale: stale, background: reply == nil, revalidating: revalidating, request: request)
-        if let reply { flight.waiters.add(cached, reply) }
-        flights[id] = flight
+        var waiters = Waiters()
+        if let reply { waiters.add(cached, reply) }
+        // Made in place (a local flight stored was copied: a retain and a release of each field).
+        flights[id] = Flight(first: cached, stale: stale, waiters: waiters, background: reply == nil, revalidating: revalidating, request: request)
         if joinableID == nil { joinable[cached.key] = id }
         stats.fetches += 1
     }

@@ -58,7 +58,8 @@ public final class APIClient: Sendable {
             let shelf = Locked(CacheShelf(storage: CacheStorage(maxEntries: caching.maxEntries, maxBytes: caching.maxBytes)))
             var environment = Cache.Environment(
                 mailbox: mailbox,
-                fetch: { request, options, answer in pipeline.submit(request, options: options, answer: answer) },
+                fetch: { request, options, reply in pipeline.submit(request, options: options, reply: reply) },
+                fetchFailure: { pipeline.failure($0) },
                 cancelFetch: { pipeline.cancel($0) },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: configuration.clock, shelf: shelf)
@@ -249,7 +250,8 @@ public final class APIClient: Sendable {
     private func cacheIdentity(headers: HTTPHeaders, urlText: String, _ options: RequestOptions) -> String? {
         if headers.contains("Authorization") { return nil }
         guard let authentication, options.requiresAuth else { return "" }
-        return authentication.isPublic(pathOfURLText: urlText) ? "" : tokens?.credential.value.identity
+        // Only the identity is read (a copy of the credential retained its shared `Authorization`).
+        return authentication.isPublic(pathOfURLText: urlText) ? "" : tokens?.credential.read { $0.identity }
     }
 
     /// Whether a request with `options` may be answered from the shelf without a message: a

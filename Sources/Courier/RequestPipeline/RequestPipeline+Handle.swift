@@ -27,23 +27,24 @@ extension RequestPipeline {
         }
 
         /// Sends `request` as ``send(_:options:)`` does, for a component that takes the answer
-        /// as a message of its own: `answer` is called once with the outcome (a runtime error as
-        /// ``NetworkError/init(answer:)`` maps what an asker would see). Returns the request's
-        /// number, for ``cancel(_:)``.
-        func submit(
-            _ request: HTTPRequest, options: RequestOptions, answer: @escaping @Sendable (consuming Result<HTTPResponse, NetworkError>) -> Void
-        ) -> RequestID {
+        /// as a message of its own: `reply` (made with ``Reply/init(answer:)``) is answered once
+        /// with the outcome, as an asker would be (``failure(_:)`` maps a runtime error the same
+        /// way). Returns the request's number, for ``cancel(_:)``.
+        func submit(_ request: HTTPRequest, options: RequestOptions, reply: Reply<HTTPResponse>) -> RequestID {
             let id = nextID()
-            let mailbox = self.mailbox
-            // The response is handed on, not copied (the caller stores and answers it).
-            let reply = Reply<HTTPResponse> { result in answer(result.mapError { NetworkError(answer: mailbox.answerError($0)) }) }
             if (try? mailbox.send(.execute(pending(request, options: options, id: id, reply: reply)))) == nil {
                 reply.fail(RuntimeError.componentUnavailable(mailbox.name))
             }
             return id
         }
 
-        /// Cancels a request ``submit(_:options:answer:)`` sent (a tell): a running one's task
+        /// What a ``submit(_:options:reply:)``'s failure is to the submitter: the pipeline's
+        /// error, or a runtime error as an asker would see it.
+        func failure(_ error: any Error) -> NetworkError {
+            NetworkError(answer: mailbox.answerError(error))
+        }
+
+        /// Cancels a request ``submit(_:options:reply:)`` sent (a tell): a running one's task
         /// is cancelled, a queued one leaves the queue; nothing if it already ended.
         func cancel(_ id: RequestID) {
             try? mailbox.send(.cancel(id))
