@@ -199,9 +199,12 @@ extension Mailbox: AsyncSequence {
     /// it first and in order. A class for that: its `deinit` is where the batch goes back.
     package final class Iterator: AsyncIteratorProtocol {
         private let mailbox: Mailbox
+        // Read and changed for every message: Swift's run-time check for overlapping accesses
+        // (about 100 instructions each) is off for them. Invariant: one consumer task uses the
+        // iterator at a time, and no access outlives the statement that makes it.
         /// The batch taken; `position` is the next one to yield.
-        private var batch: [Envelope] = []
-        private var position = 0
+        @exclusivity(unchecked) private var batch: [Envelope] = []
+        @exclusivity(unchecked) private var position = 0
         /// Whether messages were yielded since the last ``Envelope/endOfBatch``.
         private var inBatch = false
 
