@@ -21,7 +21,7 @@ actor Cache: Component {
         case leave(CacheRequest)
         /// Fetch `flight` of cache instance `instance` ended (tell, from the pipeline's reply); a
         /// later instance ignores it.
-        case fetched(instance: UInt64, flight: UInt64, Result<HTTPResponse, NetworkError>)
+        case fetched(instance: UInt64, flight: FlightNumber, Result<HTTPResponse, NetworkError>)
         /// A write to `url` succeeded: forget its stored GETs, for every identity (tell).
         case invalidate(url: String)
         /// Forget every stored GET of the URL `prefix` or below it (`prefix/…`, `prefix?…`) (tell).
@@ -62,20 +62,27 @@ actor Cache: Component {
         var fault: (@Sendable (Message) -> (any Error)?)? = nil
     }
 
+    /// A fetch's number within one cache instance, hashed by mixing (``splitMix(_:seed:)``), not
+    /// a SipHash round: fetches are filed and removed by it on every miss.
+    struct FlightNumber: Hashable, Sendable {
+        let value: UInt64
+
+        func _rawHashValue(seed: Int) -> Int {
+            splitMix(value, seed: seed)
+        }
+    }
+
     /// One shared network fetch and the callers waiting for it.
     private struct Flight {
         /// The request that started it: its key, its headers (identical requests join it), its
         /// policy and freshness, and what its answer is stored for.
         let first: CacheRequest
-        /// What was stored when it started (revalidated by a 304, served if the network fails
-        /// and the policy or the entry allow).
-        let stale: CacheEntry?
+        /// What was stored when it started, if anything.
+        let stale: Stale?
         var waiters: Waiters
         /// A background revalidation (stale-while-revalidate): started for no caller (identical
         /// requests may still join it), and never cancelled by callers leaving.
         let background: Bool
-        /// Whether the cache added ``stale``'s validators (only then is a 304 about the entry).
-        let revalidating: Bool
         /// Whether its answer may be stored: not once the key was invalidated while it ran (the
         /// answer may predate the write).
         var storable = true
@@ -83,6 +90,20 @@ actor Cache: Component {
         let request: RequestID
 
         var storageKey: CacheKey { first.key }
+    }
+
+    /// What was stored when a fetch started: revalidated by a 304, served if the network fails
+    /// and the policy or the entry allow. Kept out of line (a class), since most fetches have
+    /// none and a fetch's state is moved into and out of its table on every miss.
+    private final class Stale: Sendable {
+        let entry: CacheEntry
+        /// Whether the cache sent the entry's validators (only then is a 304 about the entry).
+        let revalidating: Bool
+
+        init(entry: CacheEntry, revalidating: Bool) {
+            self.entry = entry
+            self.revalidating = revalidating
+        }
     }
 
     /// The callers waiting for one fetch, each known by its request (compared by identity):
@@ -124,9 +145,9 @@ actor Cache: Component {
     // statement that makes it (nothing is called back while a table is borrowed), so the check
     // is off for them.
     /// Fetches running, by number.
-    @exclusivity(unchecked) private var flights: [UInt64: Flight] = [:]
+    @exclusivity(unchecked) private var flights: [FlightNumber: Flight] = [:]
     /// The fetch identical requests for a key may join (the first one started for it).
-    @exclusivity(unchecked) private var joinable: [CacheKey: UInt64] = [:]
+    @exclusivity(unchecked) private var joinable: [CacheKey: FlightNumber] = [:]
     @exclusivity(unchecked) private var lastFlight: UInt64 = 0
     /// This instance's identity: fetches started by a failed instance still answer into the same
     /// mailbox, and their flight numbers would collide with this instance's.
@@ -264,7 +285,7 @@ actor Cache: Component {
         let revalidating = !validators.isEmpty && !headers.contains("If-None-Match") && !headers.contains("If-Modified-Since")
         // The answer comes back as a message: no task waits for it. (Moved, not copied: the
         // response goes on to the callers and the shelf.)
-        let (mailbox, id, instance, failure) = (environment.mailbox, lastFlight, instance, environment.fetchFailure)
+        let (mailbox, id, instance, failure) = (environment.mailbox, FlightNumber(value: lastFlight), instance, environment.fetchFailure)
         let answer = Reply<HTTPResponse> { result in
             try? mailbox.send(.fetched(instance: instance, flight: id, result.mapError(failure)))
         }
@@ -279,7 +300,9 @@ actor Cache: Component {
         var waiters = Waiters()
         if let reply { waiters.add(cached, reply) }
         // Made in place (a local flight stored was copied: a retain and a release of each field).
-        flights[id] = Flight(first: cached, stale: stale, waiters: waiters, background: reply == nil, revalidating: revalidating, request: request)
+        flights[id] = Flight(
+            first: cached, stale: stale.map { Stale(entry: $0, revalidating: revalidating) }, waiters: waiters, background: reply == nil,
+            request: request)
         if joinableID == nil { joinable[cached.key] = id }
         stats.fetches += 1
     }
@@ -298,26 +321,26 @@ actor Cache: Component {
     /// the caller's fetch is not that one (an invalidation made it unjoinable, or the caller's
     /// headers or policy differ from the joinable one's), the running fetch for the key that
     /// holds it, found by a scan of every running fetch (on a cancellation only).
-    private func flight(of caller: CacheRequest) -> UInt64? {
+    private func flight(of caller: CacheRequest) -> FlightNumber? {
         if let id = joinable[caller.key], flights[id]?.waiters.contains(caller) == true { return id }
         return flights.first { $0.value.storageKey == caller.key && $0.value.waiters.contains(caller) }?.key
     }
 
     /// Forgets fetch `id` (and, if identical requests join it, that they do); returns it.
     @discardableResult
-    private func remove(_ id: UInt64) -> Flight? {
+    private func remove(_ id: FlightNumber) -> Flight? {
         guard let flight = flights.removeValue(forKey: id) else { return nil }
         if let index = joinable.index(forKey: flight.storageKey), joinable.values[index] == id { joinable.remove(at: index) }
         return flight
     }
 
-    private func finish(_ id: UInt64, _ result: consuming Result<HTTPResponse, NetworkError>) {
+    private func finish(_ id: FlightNumber, _ result: consuming Result<HTTPResponse, NetworkError>) {
         guard let flight = remove(id) else { return }
         let now = environment.clock.currentDate
         let answer: Result<HTTPResponse, NetworkError>
         switch consume result {
-        case .success(let response) where response.status == 304 && flight.revalidating && flight.stale != nil:
-            let entry = flight.stale!.revalidated(by: response, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now)
+        case .success(let response) where response.status == 304 && flight.stale?.revalidating == true:
+            let entry = flight.stale!.entry.revalidated(by: response, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now)
             answer = .success(entry.response)
             if flight.storable { file(entry, under: flight.storageKey, now: now) }
             stats.revalidated += 1
@@ -333,7 +356,7 @@ actor Cache: Component {
             }
             answer = .success(response)
         case .failure(let error):
-            if let stale = flight.stale, Self.isNetworkFailure(error),
+            if let stale = flight.stale?.entry, Self.isNetworkFailure(error),
                flight.first.policy == .networkFirst || stale.servableOnError(at: now) {
                 stats.staleOnError += 1
                 answer = .success(stale.response)

@@ -29,19 +29,14 @@ struct CacheKey: Hashable, Sendable {
     }
 
     /// What `Dictionary` and `Set` hash a key by: the worked-out hash mixed with the table's
-    /// seed by splitmix64's finaliser (a bijection in which every input bit moves every output
-    /// bit), so tables with different seeds still order keys differently. The worked-out hash is
-    /// already a seeded SipHash of the URL and identity, which is what keeps the keys' hashes
-    /// unpredictable. Hashing it again, as an `Int` key is hashed (one SipHash round of about 90
-    /// instructions for each of the dozen look-ups, inserts and removals of a key that a miss
-    /// makes), cost about 0.6k instructions per miss more than this. (`Hashable`'s underscored
-    /// requirement, public and what the standard library's own integer keys implement.)
+    /// seed (``splitMix(_:seed:)``). The worked-out hash is already a seeded SipHash of the URL
+    /// and identity, which is what keeps the keys' hashes unpredictable. Hashing it again, as an
+    /// `Int` key is hashed (one SipHash round of about 90 instructions for each of the dozen
+    /// look-ups, inserts and removals of a key that a miss makes), cost about 0.6k instructions
+    /// per miss more than this. (`Hashable`'s underscored requirement, public and what the
+    /// standard library's own integer keys implement.)
     func _rawHashValue(seed: Int) -> Int {
-        var mixed = UInt64(truncatingIfNeeded: hash ^ seed)
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        // Truncated where `Int` has 32 bits (watchOS on arm64_32).
-        return Int(truncatingIfNeeded: mixed ^ (mixed >> 31))
+        splitMix(UInt64(truncatingIfNeeded: hash), seed: seed)
     }
 
     /// Whether the URL is `prefix` or below it (`prefix/…`, `prefix?…`).
