@@ -249,9 +249,11 @@ public final class APIClient: Sendable {
     /// carries credentials of unknown identity (its own `Authorization`, or a token closure's).
     private func cacheIdentity(headers: HTTPHeaders, urlText: String, _ options: RequestOptions) -> String? {
         if headers.contains("Authorization") { return nil }
-        guard let authentication, options.requiresAuth else { return "" }
-        // Only the identity is read (a copy of the credential retained its shared `Authorization`).
-        return authentication.isPublic(pathOfURLText: urlText) ? "" : tokens?.credential.read { $0.identity }
+        // The interceptor is read in place: bound to a local, it was copied, a retain of each of
+        // its fields, which every request shares. Only the credential's identity is read (a copy
+        // of the credential retained its shared `Authorization`).
+        guard options.requiresAuth, let isPublic = authentication?.isPublic(pathOfURLText: urlText) else { return "" }
+        return isPublic ? "" : tokens?.credential.read { $0.identity }
     }
 
     /// Whether a request with `options` may be answered from the shelf without a message: a
