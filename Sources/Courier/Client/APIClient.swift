@@ -26,8 +26,12 @@ public final class APIClient: Sendable {
     private let supervisor: Supervisor
     private let started: Task<Void, Never>
     private let requestEvents = EventBroadcaster<RequestEvent>()
-    /// The base URL checked and split once; every endpoint's URL is built from it.
-    private let base: Result<URLBuilder.Base, NetworkError>
+    /// The base URL checked and split once; every endpoint's URL is built from it. `nil` when
+    /// the configured one is invalid (``invalidBase`` says why). Read in place (`base!`), never
+    /// bound to a local: that is a retain and a release, per request, of an object every
+    /// request shares (`Result.get()` made one).
+    private let base: URLBuilder.Base?
+    private let invalidBase: NetworkError?
     private let encoder: JSONEncoder
     /// Used by the inlinable ``send(_:)``.
     @usableFromInline let decoder: JSONDecoder
@@ -35,7 +39,13 @@ public final class APIClient: Sendable {
     /// Creates a client and starts its components.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        base = Result { () throws(NetworkError) in try URLBuilder.Base(configuration.baseURL) }
+        do throws(NetworkError) {
+            base = try URLBuilder.Base(configuration.baseURL)
+            invalidBase = nil
+        } catch {
+            base = nil
+            invalidBase = error
+        }
         encoder = configuration.json.makeEncoder()
         decoder = configuration.json.makeDecoder()
         // The token store starts before the pipeline (which asks it); its handle exists before
@@ -88,7 +98,7 @@ public final class APIClient: Sendable {
         if let session = configuration.session, let tokens {
             let environment = TokenStore.Environment(
                 mailbox: tokenMailbox, credential: tokens.credential, events: tokenEvents, persistence: session.persistence,
-                refresh: Self.refreshCall(session, base: base, pipeline: pipeline, json: configuration.json, clock: configuration.clock),
+                refresh: Self.refreshCall(session, base: base.map { .success($0) } ?? .failure(invalidBase!), pipeline: pipeline, json: configuration.json, clock: configuration.clock),
                 threshold: session.refreshThreshold, maxRefreshes: session.maxRefreshes, refreshWindow: session.refreshWindow,
                 clock: configuration.clock)
             children.insert(.component(mailbox: tokenMailbox) { TokenStore(environment) }, at: 0)
@@ -135,22 +145,24 @@ public final class APIClient: Sendable {
     /// already on the right executor, and pay for finding out.
     @usableFromInline
     nonisolated(nonsending) func response(for endpoint: UntypedEndpoint) async throws(NetworkError) -> HTTPResponse {
-        let base = try base.get()
-        let text = try base.text(for: endpoint)
+        if let invalidBase { throw invalidBase }
+        let text = try base!.text(for: endpoint)
         let headers = requestHeaders(endpoint)
         // A fresh hit is looked up by the URL's text: it never pays for parsing the URL. (Were
         // the text to differ from the parsed URL's, the lookup would only miss here.) Not for a
         // request with a body, whose encoding error must come first.
         var shelf = ShelfCheck.notChecked
-        if let cache, endpoint.method == .get, endpoint.body == nil {
+        // The cache's handle is read in place (`cache?`, `cache!`), never bound to a local: that
+        // is a retain and a release, per request, of an object every request shares.
+        if cache != nil, endpoint.method == .get, endpoint.body == nil {
             if Task.isCancelled { throw .cancelled }
             let key = cacheIdentity(headers: headers, urlText: text, endpoint.options).map { CacheKey(url: text, identity: $0) }
-            if let key, Self.answersFromShelf(endpoint.options, cache), let fresh = cache.freshResponse(headers: headers, key: key) {
+            if let key, answersFromShelf(endpoint.options), let fresh = cache?.freshResponse(headers: headers, key: key) {
                 return fresh
             }
             shelf = .checked(key)
         }
-        let request = try makeRequest(endpoint, base: base, url: URLBuilder.parse(text), headers: headers)
+        let request = try makeRequest(endpoint, base: base!, url: URLBuilder.parse(text), headers: headers)
         // Cancellation is checked once: before the shelf lookup if there was one, else here.
         if case .notChecked = shelf, Task.isCancelled { throw .cancelled }
         return try await data(for: request, options: endpoint.options, shelf: shelf)
@@ -173,16 +185,16 @@ public final class APIClient: Sendable {
 
     /// ``data(for:options:)``, after the lookup `shelf` says was made.
     private nonisolated(nonsending) func data(for request: consuming HTTPRequest, options: RequestOptions, shelf: ShelfCheck) async throws(NetworkError) -> HTTPResponse {
-        if let cache, request.method == .get, let key = cacheKey(for: request, options, shelf: shelf) {
-            let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
+        if cache != nil, request.method == .get, let key = cacheKey(for: request, options, shelf: shelf) {
+            let (policy, ttl) = (options.cachePolicy ?? cache!.defaultPolicy, options.cacheTTL ?? cache!.defaultTTL)
             // A fresh hit costs no message; anything else asks the cache.
-            if case .notChecked = shelf, Self.answersFromShelf(options, cache), let fresh = cache.freshResponse(headers: request.headers, key: key) {
+            if case .notChecked = shelf, answersFromShelf(options), let fresh = cache?.freshResponse(headers: request.headers, key: key) {
                 return fresh
             }
             // The request is moved into what the cache holds, and taken back if it must go on.
             let cached = CacheRequest(request: consume request, key: key, options: options, policy: policy, ttl: ttl)
             do {
-                return try await cache.get(cached)
+                return try await cache!.get(cached)
             } catch RuntimeError.componentRestarted {
                 // The cache failed while holding this request: the network answers instead.
                 request = cached.request
@@ -258,15 +270,14 @@ public final class APIClient: Sendable {
 
     /// Whether a request with `options` may be answered from the shelf without a message: a
     /// `cacheFirst` read that stores responses.
-    private static func answersFromShelf(_ options: RequestOptions, _ cache: Cache.Handle) -> Bool {
-        (options.cachePolicy ?? cache.defaultPolicy) == .cacheFirst && (options.cacheTTL ?? cache.defaultTTL) != .noCache
+    private func answersFromShelf(_ options: RequestOptions) -> Bool {
+        (options.cachePolicy ?? cache?.defaultPolicy) == .cacheFirst && (options.cacheTTL ?? cache?.defaultTTL) != .noCache
     }
 
     /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
     func makeRequest(_ endpoint: UntypedEndpoint) throws(NetworkError) -> HTTPRequest {
-        let base = try base.get()
-        let url = try base.url(for: endpoint)
-        return try makeRequest(endpoint, base: base, url: url, headers: requestHeaders(endpoint))
+        if let invalidBase { throw invalidBase }
+        return try makeRequest(endpoint, base: base!, url: base!.url(for: endpoint), headers: requestHeaders(endpoint))
     }
 
     /// The request of `endpoint` from its parts: `url` built on `base`, `headers` from
