@@ -22,9 +22,10 @@ extension Cache {
         /// message (and made the most recently used); `nil` otherwise (then ``get``). Takes the
         /// headers, not the request, so that it can run before the request's URL is parsed.
         func freshResponse(headers: HTTPHeaders, key: CacheKey) -> HTTPResponse? {
-            // The clock is read only when an entry is found (a miss reads none).
-            shelf.withLock { shelf in
-                guard let entry = shelf.storage.entry(for: key), entry.matches(headers), entry.isFresh(at: clock.currentDate) else { return nil }
+            // The injected clock is read before the lock, never under it.
+            let now = clock.currentDate
+            return shelf.withLock { shelf in
+                guard let entry = shelf.storage.entry(for: key), entry.matches(headers), entry.isFresh(at: now) else { return nil }
                 shelf.freshHits += 1
                 return entry.response
             }

@@ -283,10 +283,9 @@ actor Cache: Component {
         let validators = stale?.validators ?? []
         let headers = cached.request.headers
         let revalidating = !validators.isEmpty && !headers.contains("If-None-Match") && !headers.contains("If-Modified-Since")
-        // The answer comes back as a message: no task waits for it. (Moved, not copied: the
-        // response goes on to the callers and the shelf.)
-        // (Its failure is mapped when the message is handled: captured here, the mapping
-        // function was one more object every fetch retained and released on two cores.)
+        // The answer comes back as a message: no task waits for it. The response is moved on
+        // (to the callers and the shelf), and a failure is mapped when the message is handled
+        // (captured here, the mapping function was one more object every fetch shared).
         let (mailbox, id, instance) = (environment.mailbox, FlightNumber(value: lastFlight), instance)
         let answer = Reply<HTTPResponse> { result in
             try? mailbox.send(.fetched(instance: instance, flight: id, result))
