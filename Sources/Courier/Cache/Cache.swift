@@ -20,7 +20,9 @@ actor Cache: Component {
         /// The caller that sent this request gave up waiting (tell).
         case leave(CacheRequest)
         /// Fetch `flight` of cache instance `instance` ended (tell, from the pipeline's reply); a
-        /// later instance ignores it.
+        /// later instance ignores it. Its error is as the pipeline's reply got it: the cache maps
+        /// it (``Environment/fetchFailure``) when it handles the message, so a reply the pipeline
+        /// dropped reads `componentUnavailable` if the pipeline's mailbox was closed by then.
         case fetched(instance: UInt64, flight: FlightNumber, Result<HTTPResponse, any Error>)
         /// A write to `url` succeeded: forget its stored GETs, for every identity (tell).
         case invalidate(url: String)
@@ -131,10 +133,15 @@ actor Cache: Component {
             }
         }
 
-        /// Answers every caller: the coalesced ones with copies, the first with `result` itself.
+        /// Answers every caller, the first first: a lone caller with `result` itself (moved), the
+        /// others with copies.
         func answer(_ result: consuming Result<HTTPResponse, NetworkError>) {
+            guard !others.isEmpty else {
+                first?.reply.resume(with: result)
+                return
+            }
+            first?.reply.resume(with: copy result)
             for other in others { other.reply.resume(with: copy result) }
-            first?.reply.resume(with: result)
         }
     }
 
@@ -227,10 +234,11 @@ actor Cache: Component {
             }
             currentIdentity = identity
         }
-        // Read only when something stored is judged: a miss reads no clock.
-        var now: Date { environment.clock.currentDate }
         let storageKey = cached.key
         var entry = cached.ttl == .noCache ? nil : storage { $0.entry(for: storageKey) }
+        // The clock is read once, and only when something stored may be judged: a miss in memory
+        // without a persistent tier reads none (then `now` is never used).
+        let now = entry != nil || disk != nil ? environment.clock.currentDate : .distantPast
         if entry == nil, cached.ttl != .noCache, let stored = onDisk({ try $0.entry(for: storageKey, now: now) }) ?? nil {
             storage { $0.store(stored, for: storageKey) }   // back in memory, most recently used
             entry = stored

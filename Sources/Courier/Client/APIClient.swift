@@ -26,8 +26,9 @@ public final class APIClient: Sendable {
     private let supervisor: Supervisor
     private let started: Task<Void, Never>
     private let requestEvents = EventBroadcaster<RequestEvent>()
-    /// The base URL checked and split once; every endpoint's URL is built from it. `nil` when
-    /// the configured one is invalid (``invalidBase`` says why). Read in place (`base!`), never
+    /// The base URL checked and split once; every endpoint's URL is built from it. Exactly one of
+    /// `base` and `invalidBase` is set: `nil` when the configured URL is invalid, and
+    /// ``invalidBase`` says why. Read in place (`base!`, after checking `invalidBase`), never
     /// bound to a local: that is a retain and a release, per request, of an object every
     /// request shares (`Result.get()` made one).
     private let base: URLBuilder.Base?
@@ -234,8 +235,8 @@ public final class APIClient: Sendable {
             throw error
         }
         // A write that succeeded makes the stored reads of its URL stale.
-        if let cache, Self.unsafeMethods.contains(request.method) {
-            cache.forget(.invalidate(url: request.url.absoluteString))
+        if Self.unsafeMethods.contains(request.method) {
+            cache?.forget(.invalidate(url: request.url.absoluteString))
         }
         return response
     }

@@ -83,8 +83,8 @@ package final class Mailbox<Message: Sendable>: Sendable {
                 // Cancelled before the cancellation handler could find the continuation: answer
                 // now; the component finds the reply answered and skips the work.
                 if let cancelledError, Task.isCancelled { reply.fail(cancelledError) }
-                // If the mailbox is closed the envelope is dropped here, and with it the
-                // handle, which answers `replyDropped`.
+                // If the mailbox is closed the envelope is dropped (by `deliver`, after its lock),
+                // and with it the handle, which answers `replyDropped`.
                 _ = deliver(.message(makeMessage(reply)))
             }
         } catch {
