@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 // Courier: an actor-based network layer. No package dependencies, by design:
 // only the Swift toolchain (stdlib, Foundation/FoundationNetworking, Dispatch, Glibc) and the
-// system's SQLite (a system library target).
+// system's SQLite and libcurl (system library targets).
 import PackageDescription
 
 let package = Package(
@@ -15,7 +15,17 @@ let package = Package(
     targets: [
         // The system's SQLite (`sqlite3.h` and `-lsqlite3`; Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite"),
-        .target(name: "Courier", dependencies: ["CSQLite"]),
+        // The system's libcurl and OpenSSL, for CurlTransport on Linux (Debian:
+        // libcurl4-openssl-dev, libssl-dev). Apple platforms use URLSession and do not link it.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev", "libssl-dev"])]
+        ),
+        .target(
+            name: "Courier",
+            dependencies: ["CSQLite", .target(name: "CCurl", condition: .when(platforms: [.linux]))]
+        ),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         .executableTarget(
             name: "courier-bench",

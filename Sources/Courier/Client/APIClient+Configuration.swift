@@ -186,7 +186,9 @@ extension APIClient {
 
         /// The URL every endpoint path is appended to (it may carry a path prefix).
         public var baseURL: URL
-        /// What moves the bytes. Default ``URLSessionTransport``.
+        /// What moves the bytes. Default ``defaultTransport``: on Linux one ``CurlTransport``
+        /// shared by every client that takes the default, on Apple platforms a
+        /// ``URLSessionTransport``.
         public var transport: any HTTPTransport
         /// The HTTPS-only guard. Default on; `nil` removes it.
         public var security: SecurityGuard?
@@ -233,10 +235,25 @@ extension APIClient {
         /// Randomness for jitter. Default the system generator.
         public var random: any RandomSource
 
+        /// The transport of a configuration that names none: on Linux, one ``CurlTransport``
+        /// with its default configuration for the whole process (its connections are shared);
+        /// on Apple platforms, a ``URLSessionTransport``.
+        public static var defaultTransport: any HTTPTransport {
+            #if canImport(CCurl)
+            sharedCurlTransport
+            #else
+            URLSessionTransport()
+            #endif
+        }
+
+        #if canImport(CCurl)
+        private static let sharedCurlTransport = CurlTransport()
+        #endif
+
         /// Creates a configuration; every setting but `baseURL` has the default documented on it.
         public init(
             baseURL: URL,
-            transport: any HTTPTransport = URLSessionTransport(),
+            transport: any HTTPTransport = Configuration.defaultTransport,
             security: SecurityGuard? = SecurityGuard(),
             auth: AuthInterceptor? = nil,
             session: Session? = nil,

@@ -122,6 +122,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.append(contentsOf: other.fields)
     }
 
+    /// The last field added, if any (a transport appends a folded continuation line to it).
+    var lastField: Field? { fields.last }
+
+    /// Replaces the last field's value; there must be one.
+    mutating func replaceLast(value: String) {
+        fields[fields.count - 1].value = value
+    }
+
     /// The number of fields, counting each repetition of a name.
     public var count: Int { fields.count }
 

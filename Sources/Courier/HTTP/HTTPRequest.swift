@@ -21,6 +21,9 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaders
     /// The request body, or nil for none. Default nil.
     public var body: Data?
+    /// A body read piece by piece while it is sent (a file, a generator), instead of ``body``;
+    /// setting both is an invalid request. Default nil.
+    public var bodyStream: HTTPBodyStream?
     /// How long the transport may take over the whole exchange before failing it with
     /// ``NetworkError/timeout(_:underlying:)``; nil (the default) means the transport's own
     /// default. The client sets it on every attempt (the attempt timeout, capped by what is left
@@ -85,7 +88,8 @@ public struct HTTPRequest: Sendable {
     ///   ignoring case) or the URL has no host (or an empty one);
     /// - ``NetworkError/invalidRequest(_:)`` if the method is not an RFC 9110 token (a method
     ///   with a space or CR/LF would corrupt the request line), if ``timeout`` is zero or
-    ///   negative, if ``maximumResponseSize`` is negative, or if a header is invalid (see
+    ///   negative, if ``maximumResponseSize`` is negative, if both ``body`` and ``bodyStream``
+    ///   are set, or if a header is invalid (see
     ///   ``HTTPHeaders/validate()``).
     ///
     /// Messages never include the full URL or header values, which may carry credentials.
@@ -98,6 +102,12 @@ public struct HTTPRequest: Sendable {
         }
         if let timeout, timeout <= .zero {
             throw .invalidRequest("timeout must be positive, got \(timeout)")
+        }
+        if body != nil, bodyStream != nil {
+            throw .invalidRequest("a request has either a body or a body stream, not both")
+        }
+        if let length = bodyStream?.length, length < 0 {
+            throw .invalidRequest("a body stream's length must not be negative, got \(length)")
         }
         if let maximumResponseSize, maximumResponseSize < 0 {
             throw .invalidRequest("maximumResponseSize must not be negative, got \(maximumResponseSize)")

@@ -7,6 +7,7 @@ extension NetworkError: CustomStringConvertible {
         case .invalidURL(let reason): base = "invalidURL: \(reason)"
         case .invalidRequest(let reason): base = "invalidRequest: \(reason)"
         case .invalidResponse(let reason): base = "invalidResponse: \(reason)"
+        case .malformedResponse(let reason, _): base = "malformedResponse: \(reason)"
         case .noConnection: base = "noConnection"
         case .timeout(.attempt, _): base = "timeout (attempt timeout)"
         case .timeout(.request, _): base = "timeout (request deadline)"

@@ -22,6 +22,13 @@ public enum NetworkError: Error, Sendable {
     case invalidRequest(String)
     /// The server's response broke HTTP's rules (e.g. a redirect `Location` that is not a URL).
     case invalidResponse(String)
+    /// The exchange broke off or its response's framing was broken: the connection closed or
+    /// was reset before the response was whole, a truncated head or body, bad chunking, a
+    /// garbled status line, conflicting `Content-Length`s, an oversized header block. The
+    /// string says what; the cause (the transport's own error) is kept for logs. Retryable (an
+    /// idempotent request may well succeed on a new connection), and it says nothing about
+    /// connectivity: the server was reached.
+    case malformedResponse(String, underlying: (any Error)?)
     /// No network path to the server: offline, DNS failure, connection refused or lost.
     case noConnection(underlying: (any Error)?)
     /// A time limit passed: one attempt's timeout, or the whole request's deadline.
@@ -107,7 +114,7 @@ public enum NetworkError: Error, Sendable {
     /// Whether trying the same request again may succeed.
     public var isRetryable: Bool {
         switch self {
-        case .noConnection, .timeout, .overloaded, .componentRestarted:
+        case .noConnection, .timeout, .malformedResponse, .overloaded, .componentRestarted:
             return true
         case .serverError(let response):
             let status = response.status
@@ -122,7 +129,7 @@ public enum NetworkError: Error, Sendable {
     /// The error this one wraps, if any, for logs.
     public var underlyingError: (any Error)? {
         switch self {
-        case .noConnection(let error), .timeout(_, let error), .unknown(let error): error
+        case .noConnection(let error), .timeout(_, let error), .malformedResponse(_, let error), .unknown(let error): error
         case .decodingError(let error, _), .encodingError(let error): error
         default: nil
         }

@@ -94,6 +94,7 @@ public struct RetryPolicy: Sendable, Equatable {
             switch error {
             case .timeout: reason = "timeout"
             case .noConnection: reason = "no connection"
+            case .malformedResponse: reason = "malformed response"
             default: return .stop
             }
         }

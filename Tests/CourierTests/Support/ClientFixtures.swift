@@ -13,7 +13,7 @@ struct User: Codable, Sendable, Equatable {
 let immediateRetries = RetryPolicy(maxAttempts: 3, retryableStatusCodes: RetryPolicy.default.retryableStatusCodes, backoff: .immediate)
 
 func client(
-    _ baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), retryPolicy: RetryPolicy = immediateRetries,
+    _ baseURL: URL, transport: any HTTPTransport = APIClient.Configuration.defaultTransport, retryPolicy: RetryPolicy = immediateRetries,
     clock: any TimeSource = SystemTimeSource(), configure: (inout APIClient.Configuration) -> Void = { _ in }
 ) -> APIClient {
     var configuration = APIClient.Configuration(

@@ -587,6 +587,10 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # The listen backlog: a client that opens dozens of connections at once (CurlTransport
+    # opens one per request in flight, up to 64 per host) would otherwise have SYNs dropped
+    # past the default 5 and wait a second for each retransmission.
+    request_queue_size = 1024
 
     def handle_error(self, request, client_address):
         """Quiet about clients going away; report anything else on stderr."""

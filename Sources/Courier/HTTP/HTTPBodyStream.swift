@@ -1,0 +1,70 @@
+import Foundation
+
+/// A request body that the transport reads piece by piece while it sends, instead of holding it
+/// whole in memory: a file, or bytes produced as they are needed.
+///
+/// Set it as ``HTTPRequest/bodyStream`` (instead of ``HTTPRequest/body``). The transport asks
+/// ``makeReader`` for a fresh reader at the start of every attempt (and again if it must send
+/// the body from the start once more), then calls that reader on a thread of its own, never on
+/// Swift's cooperative pool, until it returns an empty `Data`. A reader may block briefly (a
+/// file read) but must not wait on a task.
+///
+/// ```swift
+/// request.bodyStream = try .file(URL(fileURLWithPath: "/var/backups/day.tar"))
+/// ```
+public struct HTTPBodyStream: Sendable {
+    /// Reads up to the given number of bytes; an empty result ends the body. A thrown error
+    /// ends the exchange with ``NetworkError/encodingError(underlying:)``.
+    public typealias Reader = (_ maxLength: Int) throws -> Data
+
+    /// The body's length in bytes when known: sent as `Content-Length`, and a reader that ends
+    /// early or goes on past it fails the exchange. `nil` sends the body chunked (HTTP/1.1).
+    public let length: Int?
+    /// Makes a reader positioned at the body's first byte.
+    public let makeReader: @Sendable () throws -> Reader
+
+    /// A body of `length` bytes (or unknown length, `nil`) produced by the readers `makeReader`
+    /// returns.
+    public init(length: Int?, makeReader: @escaping @Sendable () throws -> Reader) {
+        self.length = length
+        self.makeReader = makeReader
+    }
+
+    /// The bytes of `data`, read from memory (for tests and small bodies).
+    public static func data(_ data: Data) -> HTTPBodyStream {
+        HTTPBodyStream(length: data.count) {
+            var offset = data.startIndex
+            return { maxLength in
+                let end = data.index(offset, offsetBy: min(maxLength, data.endIndex - offset))
+                defer { offset = end }
+                return data[offset..<end]
+            }
+        }
+    }
+
+    /// The contents of the file at `url`, read as they are sent; the length is the file's size
+    /// when the stream is made. Throws ``NetworkError/invalidRequest(_:)`` if the file cannot be
+    /// read.
+    public static func file(_ url: URL) throws(NetworkError) -> HTTPBodyStream {
+        let size: Int
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
+                throw NetworkError.invalidRequest("the body file \(url.lastPathComponent) is not a regular file")
+            }
+            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        } catch let error as NetworkError {
+            throw error
+        } catch {
+            throw .invalidRequest("the body file \(url.lastPathComponent) cannot be read: \(error.localizedDescription)")
+        }
+        return HTTPBodyStream(length: size) {
+            let file = try FileHandle(forReadingFrom: url)
+            return { maxLength in
+                let data = try file.read(upToCount: maxLength) ?? Data()
+                if data.isEmpty { try? file.close() }
+                return data
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Certificate pins: for each host pattern, the SHA-256 digests of the public keys
+/// (SubjectPublicKeyInfo) that host's certificate chain must contain, as OkHttp's
+/// `CertificatePinner` has them.
+///
+/// A connection to a pinned host succeeds only if the chain passes the usual verification
+/// *and* one of its certificates (leaf, intermediate or root) has a pinned key; otherwise the
+/// request fails with ``NetworkError/securityError(_:)`` naming the host and the keys seen, and
+/// no byte of the request is sent. Pin a backup key too (the next key you will rotate to), or a
+/// key rotation locks your clients out.
+///
+/// Patterns: `api.example.com` (that host only), `*.example.com` (exactly one label before
+/// `example.com`: `a.example.com`, not `example.com` nor `a.b.example.com`), `**.example.com`
+/// (any number of labels, none included). Hosts compare ignoring case. When several patterns
+/// match, a key of any of them will do.
+///
+/// ```swift
+/// let pinner = try CertificatePinner([
+///     "api.example.com": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",   // current key
+///                         "sha256/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB="],  // backup key
+/// ])
+/// ```
+/// Get a server's pin with
+/// `openssl x509 -in cert.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`.
+public struct CertificatePinner: Sendable, Equatable {
+    /// One pattern and its pins.
+    struct Entry: Sendable, Equatable {
+        /// The pattern's labels, lowercased, without its `*.` or `**.` prefix.
+        let suffix: String
+        let wildcard: Wildcard
+        /// 32-byte SHA-256 digests.
+        let pins: [Data]
+    }
+
+    enum Wildcard: Sendable, Equatable {
+        case none, oneLabel, anyLabels
+    }
+
+    let entries: [Entry]
+
+    /// No pins: every host is checked by certificate verification alone.
+    public init() {
+        entries = []
+    }
+
+    /// Pins for each host pattern. A pin is `sha256/` followed by the base64 of a 32-byte
+    /// SHA-256 digest (`sha256//…`, libcurl's spelling, is taken too). Throws
+    /// ``NetworkError/invalidRequest(_:)`` for a malformed pattern or pin, or a pattern with no
+    /// pins.
+    public init(_ pins: [String: [String]]) throws(NetworkError) {
+        var entries: [Entry] = []
+        for pattern in pins.keys.sorted() {
+            entries.append(try Self.entry(pattern, pins[pattern] ?? []))
+        }
+        self.entries = entries
+    }
+
+    /// Whether no host is pinned.
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The pins that apply to `host` (the union of every matching pattern's), empty when the
+    /// host is not pinned.
+    func pins(for host: String) -> [Data] {
+        guard !entries.isEmpty else { return [] }
+        let host = host.lowercased()
+        var pins: [Data] = []
+        for entry in entries where Self.matches(host, entry) {
+            for pin in entry.pins where !pins.contains(pin) { pins.append(pin) }
+        }
+        return pins
+    }
+
+    /// A digest in the form pins are written in (`sha256/` + base64), for messages.
+    static func describe(_ digest: Data) -> String {
+        "sha256/" + digest.base64EncodedString()
+    }
+
+    private static func matches(_ host: String, _ entry: Entry) -> Bool {
+        switch entry.wildcard {
+        case .none:
+            return host == entry.suffix
+        case .oneLabel:
+            guard host.hasSuffix("." + entry.suffix) else { return false }
+            let label = host.dropLast(entry.suffix.count + 1)
+            return !label.isEmpty && !label.contains(".")
+        case .anyLabels:
+            return host == entry.suffix || host.hasSuffix("." + entry.suffix)
+        }
+    }
+
+    private static func entry(_ pattern: String, _ pins: [String]) throws(NetworkError) -> Entry {
+        var suffix = Substring(pattern.lowercased())
+        var wildcard = Wildcard.none
+        if suffix.hasPrefix("**.") {
+            wildcard = .anyLabels
+            suffix = suffix.dropFirst(3)
+        } else if suffix.hasPrefix("*.") {
+            wildcard = .oneLabel
+            suffix = suffix.dropFirst(2)
+        }
+        let labels = suffix.split(separator: ".", omittingEmptySubsequences: false)
+        let labelCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-_")
+        guard !suffix.isEmpty, labels.allSatisfy({ !$0.isEmpty && $0.allSatisfy(labelCharacters.contains) }) else {
+            throw .invalidRequest("certificate pin pattern \(HTTPSyntax.quotedForMessage(pattern)) is not a host name, *.host or **.host")
+        }
+        guard !pins.isEmpty else {
+            throw .invalidRequest("certificate pin pattern \(HTTPSyntax.quotedForMessage(pattern)) has no pins")
+        }
+        var digests: [Data] = []
+        for pin in pins {
+            var encoded = Substring(pin)
+            if encoded.hasPrefix("sha256//") {
+                encoded = encoded.dropFirst(8)
+            } else if encoded.hasPrefix("sha256/") {
+                encoded = encoded.dropFirst(7)
+            } else {
+                throw .invalidRequest("certificate pin \(HTTPSyntax.quotedForMessage(pin)) does not start with sha256/")
+            }
+            guard let digest = Data(base64Encoded: String(encoded)), digest.count == 32 else {
+                throw .invalidRequest("certificate pin \(HTTPSyntax.quotedForMessage(pin)) is not the base64 of a 32-byte SHA-256 digest")
+            }
+            digests.append(digest)
+        }
+        return Entry(suffix: String(suffix), wildcard: wildcard, pins: digests)
+    }
+}

@@ -1,0 +1,206 @@
+#if canImport(CCurl)
+import CCurl
+import Foundation
+
+/// The thread that owns ``CurlTransport``'s libcurl multi handle: it adds, cancels and
+/// completes every transfer, runs libcurl's callbacks, and waits in `curl_multi_poll`.
+///
+/// Callers never touch the multi handle: they configure a pooled easy handle, then queue an
+/// ``Command`` and wake the loop (`curl_multi_wakeup`, the one multi call that is safe from any
+/// thread) only when it sleeps. Answers go back through each exchange's continuation. Nothing
+/// here waits on a task, and no task waits on this thread except through a continuation.
+final class CurlEventLoop: @unchecked Sendable {
+    // Invariant: `multi` and `active` are used only on the loop's thread (and by `deinit`, after
+    // that thread has ended); `state` only under its lock.
+    enum Command {
+        case add(CurlEasyHandle)
+        case cancel(CurlExchange)
+    }
+
+    private struct State {
+        var commands: [Command] = []
+        /// Easy handles not in use, for reuse (connections and TLS sessions live in the multi
+        /// handle, so any handle reaches any connection).
+        var idle: [CurlEasyHandle] = []
+        /// Whether the loop is in (or about to enter) `curl_multi_poll` with no command queued.
+        var sleeping = false
+        var stopping = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let state = Locked(State())
+    /// The handles in the multi handle.
+    private var attached: [ObjectIdentifier: CurlEasyHandle] = [:]
+
+    init(configuration: CurlTransport.Configuration) {
+        CurlEventLoop.initializeLibcurl
+        multi = curl_multi_init()!
+        let connections = configuration.connections
+        _ = courier_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, connections.maxPerHost))
+        _ = courier_multi_set_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, connections.maxTotal))
+        _ = courier_multi_set_long(multi, CURLMOPT_MAXCONNECTS, max(1, connections.maxIdle))
+        _ = courier_multi_set_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        let thread = Thread { [self] in run() }
+        thread.name = "courier.curl"
+        thread.start()
+    }
+
+    /// `curl_global_init`, once per process, before the first handle.
+    private static let initializeLibcurl: Void = {
+        _ = curl_global_init(Int(CURL_GLOBAL_ALL))
+    }()
+
+    /// A handle from the pool, or a new one; nil only if libcurl cannot make one.
+    func takeHandle() -> CurlEasyHandle? {
+        state.withLock { $0.idle.popLast() } ?? CurlEasyHandle()
+    }
+
+    /// Gives back a handle that was never added.
+    func recycle(_ handle: CurlEasyHandle) {
+        release(handle)
+    }
+
+    /// Queues `command` for the loop; wakes it if it sleeps. Returns `false` if the loop has
+    /// stopped (the transport is gone).
+    @discardableResult
+    func submit(_ command: Command) -> Bool {
+        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
+            guard !state.stopping else { return (false, false) }
+            state.commands.append(command)
+            defer { state.sleeping = false }
+            return (true, state.sleeping)
+        }
+        if wake { curl_multi_wakeup(multi) }
+        return accepted
+    }
+
+    /// Ends the loop: transfers still running are cancelled and libcurl's state freed, on the
+    /// loop's thread, which then ends. Does not wait for it.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        curl_multi_wakeup(multi)
+    }
+
+    // MARK: The loop's thread
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (commands, stopping) = state.withLock { state in
+                defer { state.commands.removeAll(keepingCapacity: true) }
+                return (state.commands, state.stopping)
+            }
+            for command in commands { handle(command) }
+            if stopping { break }
+            curl_multi_perform(multi, &running)
+            completeFinishedTransfers()
+            let sleep = state.withLock { state -> Bool in
+                state.sleeping = state.commands.isEmpty
+                return state.sleeping
+            }
+            if sleep {
+                // libcurl waits less when one of its own timers (a timeout) is due sooner.
+                curl_multi_poll(multi, nil, 0, 1000, nil)
+            }
+        }
+        shutDown()
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .add(let handle):
+            guard let exchange = handle.exchange, !exchange.isAnswered else {
+                release(handle)
+                return
+            }
+            exchange.handle = handle
+            if curl_multi_add_handle(multi, handle.easy) != CURLM_OK {
+                exchange.handle = nil
+                exchange.answer(.failure(.unknown(underlying: CurlError(code: -1, message: "curl_multi_add_handle failed"))))
+                release(handle)
+                return
+            }
+            attached[ObjectIdentifier(handle)] = handle
+        case .cancel(let exchange):
+            // Answered already (that is what cancelled it); the transfer only needs removing.
+            guard let handle = exchange.handle else { return }
+            remove(handle)
+        }
+    }
+
+    private func completeFinishedTransfers() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            var pointer: UnsafeMutableRawPointer?
+            _ = courier_easy_get_pointer(easy, CURLINFO_PRIVATE, &pointer)
+            guard let pointer else { continue }
+            let handle = Unmanaged<CurlEasyHandle>.fromOpaque(pointer).takeUnretainedValue()
+            guard let exchange = handle.exchange else { continue }
+            exchange.answer(outcome(code, exchange, handle))
+            remove(handle)
+        }
+    }
+
+    /// The answer for a transfer that ended with `code`.
+    private func outcome(_ code: CURLcode, _ exchange: CurlExchange, _ handle: CurlEasyHandle) -> Result<HTTPResponse, NetworkError> {
+        if code == CURLE_OK { return .success(exchange.response()) }
+        if let failure = exchange.failure { return .failure(failure) }
+        let error = CurlError(code: Int(code.rawValue), message: Self.message(code, handle.easy))
+        if let seen = handle.pinMismatch {
+            let host = URL(string: Self.effectiveURL(handle.easy) ?? "")?.host ?? "the server"
+            let keys = seen.map(CertificatePinner.describe).joined(separator: ", ")
+            return .failure(.securityError("certificate pinning failed for \(host): no pinned key in the chain; keys seen: \(keys)"))
+        }
+        return .failure(NetworkError(curl: error))
+    }
+
+    /// Takes `handle` out of the multi handle and back to the pool.
+    private func remove(_ handle: CurlEasyHandle) {
+        curl_multi_remove_handle(multi, handle.easy)
+        attached[ObjectIdentifier(handle)] = nil
+        release(handle)
+    }
+
+    private func release(_ handle: CurlEasyHandle) {
+        if let exchange = handle.exchange {
+            curl_slist_free_all(exchange.headerList)
+            exchange.headerList = nil
+            exchange.handle = nil
+        }
+        handle.exchange = nil
+        state.withLock { $0.idle.append(handle) }
+    }
+
+    /// Answers every transfer still queued or running with `cancelled`, then frees libcurl's
+    /// state: the multi handle first (it closes the connections, whose TLS set-up points into
+    /// the easy handles), then the easy handles.
+    private func shutDown() {
+        let queued = state.withLock { state in
+            defer { state.commands.removeAll() }
+            return state.commands
+        }
+        for case .add(let handle) in queued {
+            handle.exchange?.answer(.failure(.cancelled))
+            release(handle)
+        }
+        for handle in attached.values {
+            handle.exchange?.answer(.failure(.cancelled))
+            remove(handle)
+        }
+        curl_multi_cleanup(multi)
+        state.withLock { $0.idle.removeAll() }
+    }
+
+    private static func message(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> String {
+        String(cString: curl_easy_strerror(code))
+    }
+
+    private static func effectiveURL(_ easy: UnsafeMutableRawPointer) -> String? {
+        var pointer: UnsafeMutableRawPointer?
+        _ = courier_easy_get_pointer(easy, CURLINFO_EFFECTIVE_URL, &pointer)
+        return pointer.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+    }
+}
+#endif

@@ -1,0 +1,220 @@
+#if canImport(CCurl)
+import CCurl
+import Foundation
+
+/// One HTTP exchange over ``CurlTransport``: the caller's continuation, and what libcurl's
+/// callbacks have received so far.
+///
+/// Threads: the caller makes it and hands it to the event loop; from then on libcurl's
+/// callbacks and the loop read and write the response fields, on the loop's thread only. The
+/// caller is answered exactly once, under `lock`, by whichever comes first: the loop (the
+/// response, or the failure), or the caller's own cancellation.
+final class CurlExchange: @unchecked Sendable {
+    // Invariant: the `let`s are set before the exchange is shared. The response fields, the
+    // body reader and `handle` are touched only on the event loop's thread (libcurl's callbacks
+    // run there). `continuation` and `answered` only under `lock`.
+    let isHead: Bool
+    let limit: Int
+    let maxHeaderBytes: Int
+    /// Whether libcurl decodes the body (Courier asked for compressed responses).
+    let decodes: Bool
+    let bodyStream: HTTPBodyStream?
+
+    /// The pooled easy handle while it is in the multi handle.
+    var handle: CurlEasyHandle?
+    /// The request's header fields, in libcurl's list, freed when the exchange ends.
+    var headerList: UnsafeMutablePointer<curl_slist>?
+
+    private(set) var status = 0
+    private(set) var headers = HTTPHeaders()
+    private(set) var body = Data()
+    private var headerBytes = 0
+    private var contentLength: Substring?
+    /// Why a callback stopped the transfer; takes precedence over libcurl's code.
+    private(set) var failure: NetworkError?
+    private var reader: HTTPBodyStream.Reader?
+    private var bytesRead = 0
+
+    private let lock = Lock()
+    private var continuation: CheckedContinuation<Result<HTTPResponse, NetworkError>, Never>?
+    private var answered: Result<HTTPResponse, NetworkError>?
+
+    init(request: HTTPRequest, maxHeaderBytes: Int, decodes: Bool) {
+        isHead = request.method == .head
+        limit = request.responseSizeLimit
+        self.maxHeaderBytes = maxHeaderBytes
+        self.decodes = decodes
+        bodyStream = request.bodyStream
+    }
+
+    // MARK: Answering the caller (any thread)
+
+    /// Stores the caller's continuation; returns `false` (having answered it) if the exchange
+    /// was already answered, e.g. cancelled before it started.
+    func start(_ continuation: CheckedContinuation<Result<HTTPResponse, NetworkError>, Never>) -> Bool {
+        let known = lock.withLock { () -> Result<HTTPResponse, NetworkError>? in
+            if answered == nil { self.continuation = continuation }
+            return answered
+        }
+        guard let known else { return true }
+        continuation.resume(returning: known)
+        return false
+    }
+
+    /// Answers the caller with `result` unless it was answered already.
+    func answer(_ result: Result<HTTPResponse, NetworkError>) {
+        let continuation = lock.withLock { () -> CheckedContinuation<Result<HTTPResponse, NetworkError>, Never>? in
+            guard answered == nil else { return nil }
+            answered = result
+            defer { self.continuation = nil }
+            return self.continuation
+        }
+        continuation?.resume(returning: result)
+    }
+
+    /// Whether the caller has been answered (so the transfer is no longer wanted).
+    var isAnswered: Bool { lock.withLock { answered != nil } }
+
+    // MARK: libcurl's callbacks (the loop's thread)
+
+    /// One line of the response head, CRLF included (libcurl calls once per line, for every
+    /// response: an informational 1xx one is followed by the final one). Returns `false` to
+    /// stop the transfer, with ``failure`` set.
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += bytes.count
+        if headerBytes > maxHeaderBytes {
+            failure = .malformedResponse("the response head is over \(maxHeaderBytes) bytes", underlying: nil)
+            return false
+        }
+        var line = bytes[...]
+        while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
+        if line.starts(with: "HTTP/".utf8) {
+            // A new response (after a 1xx): only the final one's fields are kept.
+            status = Self.statusCode(line) ?? 0
+            headers = HTTPHeaders()
+            contentLength = nil
+            headerBytes = bytes.count
+            return true
+        }
+        if line.isEmpty {
+            return status < 200 || acceptHead()
+        }
+        if line.first == 0x20 || line.first == 0x09 {
+            // An obsolete line folding (RFC 9112 §5.2): part of the previous field's value.
+            guard let previous = headers.lastField else { return true }
+            let more = Self.text(Self.trimmed(line))
+            headers.replaceLast(value: previous.value + " " + more)
+            return true
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+            failure = .malformedResponse("a response header line has no colon", underlying: nil)
+            return false
+        }
+        let name = Self.text(line[..<colon])
+        let value = Self.text(Self.trimmed(line[(colon + 1)...]))
+        if HTTPSyntax.equalsIgnoringASCIICase(name, "Content-Length") {
+            let length = Substring(value)
+            if let contentLength, contentLength != length {
+                failure = .malformedResponse("the response has two different Content-Length values", underlying: nil)
+                return false
+            }
+            contentLength = length
+        }
+        headers.add(name: name, value: value)
+        return true
+    }
+
+    /// The end of the final response's head: refuses a declared body over the limit before any
+    /// of it arrives, and reserves room for one within it.
+    private func acceptHead() -> Bool {
+        guard let contentLength, !isHead, status != 204, status != 304 else { return true }
+        guard !contentLength.isEmpty, contentLength.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            failure = .malformedResponse("the response's Content-Length is not a number", underlying: nil)
+            return false
+        }
+        guard let length = Int(contentLength), length <= limit else {
+            failure = .responseTooLarge(limit: limit)
+            return false
+        }
+        if !decodes { body.reserveCapacity(length) }
+        return true
+    }
+
+    /// Body bytes (decoded, when libcurl decodes). Returns `false` once the limit is passed.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if body.count + bytes.count > limit {
+            failure = .responseTooLarge(limit: limit)
+            body = Data()
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Fills `buffer` with the next bytes of the request's body stream; 0 at its end, nil to
+    /// abort (with ``failure`` set).
+    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let bodyStream else { return 0 }
+        do {
+            if reader == nil { reader = try bodyStream.makeReader() }
+            let chunk = try reader!(buffer.count)
+            if chunk.count > buffer.count {
+                failure = .encodingError(underlying: CurlError(code: 26, message: "a body reader returned more bytes than asked for"))
+                return nil
+            }
+            buffer.copyBytes(from: chunk)
+            bytesRead += chunk.count
+            if let length = bodyStream.length, bytesRead > length || (chunk.isEmpty && bytesRead < length) {
+                failure = .encodingError(underlying: CurlError(
+                    code: 26, message: "the body stream gave \(bytesRead) bytes, not the \(length) it declared"))
+                return nil
+            }
+            return chunk.count
+        } catch {
+            failure = .encodingError(underlying: error)
+            return nil
+        }
+    }
+
+    /// Starts the body stream again from its first byte (libcurl resends a body when a reused
+    /// connection turns out to be closed).
+    func rewindBody() -> Bool {
+        reader = nil
+        bytesRead = 0
+        return true
+    }
+
+    /// The response once libcurl is done, without the fields that describe an encoding it has
+    /// undone.
+    func response() -> HTTPResponse {
+        var headers = headers
+        if decodes, let encoding = headers["Content-Encoding"], !HTTPSyntax.equalsIgnoringASCIICase(encoding, "identity") {
+            headers.remove(name: "Content-Encoding")
+            headers.remove(name: "Content-Length")
+        }
+        return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    // MARK: Parsing
+
+    private static func statusCode(_ line: Slice<UnsafeRawBufferPointer>) -> Int? {
+        guard let space = line.firstIndex(of: 0x20) else { return nil }
+        let digits = line[(space + 1)...].prefix(while: { $0 >= 0x30 && $0 <= 0x39 })
+        guard digits.count == 3 else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        var bytes = bytes
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        return bytes
+    }
+
+    /// Header bytes as text: UTF-8, with any byte that is not replaced by U+FFFD (so a field
+    /// in Latin-1 still arrives, readable).
+    private static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+}
+#endif

@@ -1,0 +1,104 @@
+#if canImport(CCurl)
+import CCurl
+import Foundation
+
+/// The default transport on Linux: libcurl's multi interface, driven by one thread of its own.
+///
+/// - One event loop thread owns libcurl's multi handle: transfers are added, cancelled and
+///   completed there, and the callbacks that receive the response only copy bytes and check
+///   limits, so no request can stall another and no call ever blocks Swift's cooperative pool.
+/// - Connections are kept alive and reused; over `https`, HTTP/2 is negotiated by ALPN and
+///   requests to one host share a connection (see ``Configuration/httpVersion``).
+/// - Timeouts to the millisecond: the request's ``HTTPRequest/timeout`` (or
+///   ``Configuration/Timeouts/exchange``) for the whole exchange, and a connect timeout.
+/// - Cancelling the caller's task answers ``NetworkError/cancelled`` at once and removes the
+///   transfer.
+/// - The response size limit is enforced as bytes arrive (a `Content-Length` over it is refused
+///   before the body; a compressed body is limited by its decoded size), and the response head
+///   by ``Configuration/Limits/maxHeaderBytes``.
+/// - Repeated response fields (`Set-Cookie`) arrive one field each, in order; informational
+///   (1xx) responses are skipped; redirects are not followed (Courier follows them).
+/// - TLS: the system's trust store, extra roots, a minimum version, client certificates, and
+///   certificate pins checked against the whole verified chain (``CertificatePinner``).
+///
+/// Errors keep libcurl's code and message as a ``CurlError`` cause; see
+/// ``NetworkError/init(curl:)`` for the mapping.
+public final class CurlTransport: HTTPTransport {
+    private let loop: CurlEventLoop
+    private let settings: CurlSettings
+
+    /// A transport with its own event loop thread and connections.
+    public init(configuration: Configuration = Configuration()) {
+        settings = CurlSettings(configuration)
+        loop = CurlEventLoop(configuration: configuration)
+    }
+
+    deinit {
+        loop.stop()
+    }
+
+    /// Sends `request`; see ``HTTPTransport`` for the contract.
+    public func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
+        try request.validate()
+        if Task.isCancelled { throw .cancelled }
+        guard let handle = loop.takeHandle() else {
+            throw .unknown(underlying: CurlError(code: 27, message: "libcurl could not make an easy handle"))
+        }
+        let exchange = CurlExchange(
+            request: request, maxHeaderBytes: settings.maxHeaderBytes, decodes: settings.decompression)
+        do {
+            try handle.prepare(request, for: exchange, settings: settings)
+        } catch {
+            loop.recycle(handle)
+            throw error
+        }
+        let loop = self.loop
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if exchange.start(continuation), !loop.submit(.add(handle)) {
+                    exchange.answer(.failure(.cancelled))
+                    loop.recycle(handle)
+                }
+            }
+        } onCancel: {
+            exchange.answer(.failure(.cancelled))
+            loop.submit(.cancel(exchange))
+        }
+        return try result.get()
+    }
+}
+
+/// A ``CurlTransport/Configuration`` in the form each request reads it.
+struct CurlSettings: @unchecked Sendable {
+    // Invariant: `extraRoots` is a copy of the configuration's path that is never freed or
+    // written (a transport may be made and dropped many times; the few bytes stay).
+    let connectTimeout: Duration
+    let exchangeTimeout: Duration
+    let maxHeaderBytes: Int
+    let decompression: Bool
+    let http2: Bool
+    let minimumTLSVersion: Int
+    let clientCertificate: CurlTransport.Configuration.TLS.ClientCertificate?
+    let pins: CertificatePinner
+    let extraRoots: UnsafePointer<CChar>?
+    /// `CURLOPT_PROXY`: nil leaves libcurl to read the environment; "" is no proxy.
+    let proxy: String?
+
+    init(_ configuration: CurlTransport.Configuration) {
+        connectTimeout = configuration.timeouts.connect
+        exchangeTimeout = configuration.timeouts.exchange
+        maxHeaderBytes = configuration.limits.maxHeaderBytes
+        decompression = configuration.decompression
+        http2 = configuration.httpVersion == .automatic
+        minimumTLSVersion = configuration.tls.minimumVersion == .v1_3 ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2
+        clientCertificate = configuration.tls.clientCertificate
+        pins = configuration.tls.pins
+        extraRoots = configuration.tls.extraRootsFile.map { UnsafePointer(strdup($0)) }
+        switch configuration.proxy {
+        case .none: proxy = ""
+        case .environment: proxy = nil
+        case .url(let url): proxy = url.absoluteString
+        }
+    }
+}
+#endif
