@@ -1,0 +1,1 @@
+# Placeholder: the raw-socket hostile server (written next).

@@ -1,0 +1,1 @@
+# Placeholder: the raw-socket TLS server (written next).
