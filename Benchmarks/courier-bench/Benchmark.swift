@@ -10,42 +10,36 @@ import FoundationNetworking
 /// what to read on a shared, noisy machine.
 final class Benchmark {
     let options: Options
-    private var rows: [Row] = []
+    private let rows = RowRecorder()
 
     init(options: Options) {
         self.options = options
     }
 
-    /// Prints one result line and keeps it for `--json`.
-        func report(_ name: String, _ transport: String, _ concurrency: Int, _ measured: Measurement, baseline: Measurement, messages: Double) {
-        let row = Row(
-            name: name, transport: transport, concurrency: concurrency, requests: measured.requests,
-            requestsPerSecond: measured.requestsPerSecond, baselineRequestsPerSecond: baseline.requestsPerSecond,
-            p50Micros: measured.percentileMicros(0.5), p90Micros: measured.percentileMicros(0.9),
-            p99Micros: measured.percentileMicros(0.99), messagesPerRequest: messages, peakRSSMiB: ProcessMemory.peakResidentMiB,
-            cpuMicrosPerRequest: measured.cpuMicrosPerRequest, baselineCpuMicrosPerRequest: baseline.cpuMicrosPerRequest,
-            contextSwitchesPerRequest: measured.contextSwitchesPerRequest)
-        rows.append(row)
-        let columns = String(
-            format: " %6d %9d %10.0f %10.0f %6.2f %9.1f %9.1f %9.1f %8.2f %8.1f %6.2f %6.1f",
-            row.concurrency, row.requests, row.requestsPerSecond, row.baselineRequestsPerSecond,
-            row.requestsPerSecond / row.baselineRequestsPerSecond, row.p50Micros, row.p90Micros, row.p99Micros,
-            row.messagesPerRequest, row.cpuMicrosPerRequest, row.cpuMicrosPerRequest / row.baselineCpuMicrosPerRequest,
-            row.contextSwitchesPerRequest)
-        print(row.name.padding(toLength: 18, withPad: " ", startingAt: 0) + columns
-              + (measured.failures > 0 ? "  (\(measured.failures) failed)" : ""))
-    }
+    /// The column titles of every result table.
+    static let header = "name                 conc  requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs msgs/req   cpu µs  ratio    csw"
 
     func run() async {
-        let scenario = Scenario(url: options.url)
+        if let url = options.url {
+            await TransportComparison(options: options, url: url, rows: rows).run()
+        } else {
+            await inMemory()
+        }
+        if let jsonPath = options.jsonPath { rows.write(to: jsonPath) }
+    }
+
+    /// The request path on the embedded in-memory server, the cache, coalescing, the offline
+    /// queue and the runtime's message costs.
+    private func inMemory() async {
+        let scenario = Scenario(url: nil)
         let transportName = scenario.transportName
         let (raw, piped, client, cachingClient) = (scenario.raw, scenario.piped, scenario.client, scenario.cachingClient)
-        let requestsPerScenario = options.url == nil ? (options.quick ? 20_000 : 200_000) : (options.quick ? 1_000 : 10_000)
+        let requestsPerScenario = options.quick ? 20_000 : 200_000
 
         print("courier-bench: \(transportName) transport, \(requestsPerScenario) requests per scenario, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print("baseline: the same transport called directly + JSON decode; pipeline: APIClient.send (security guard + auth + decode)")
         print("cpu: CPU time of the whole process per request, and its ratio to the baseline's (steadier than req/s); csw: context switches per request")
-        print("name                 conc  requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs msgs/req   cpu µs  ratio    csw")
+        print(Self.header)
 
         for concurrency in [1, 16, 64, 256] {
             let warmup = max(requestsPerScenario / 10, 100)
@@ -60,17 +54,13 @@ final class Benchmark {
             let hitMessages = await messagesPerRequest(concurrency, scenario.cacheHit) { await Self.messages(cachingClient) }
             let missMessages = await messagesPerRequest(concurrency, scenario.cacheMiss) { await Self.messages(cachingClient) }
             let paths = [raw, scenario.floor, piped, scenario.pipedNewURLs, scenario.cacheHit, scenario.cacheMiss]
-                + (scenario.transportOnly.map { [$0] } ?? [])
             let results = await measureInterleaved(requests: requestsPerScenario, concurrency: concurrency, rounds: 6, paths)
-            report("baseline", transportName, concurrency, results[0], baseline: results[0], messages: 0)
-            report("one ask", transportName, concurrency, results[1], baseline: results[0], messages: 1)
-            report("pipeline", transportName, concurrency, results[2], baseline: results[0], messages: pipelineMessages)
-            report("pipeline new URLs", transportName, concurrency, results[3], baseline: results[0], messages: pipelineMessages)
-            report("cache hit", transportName, concurrency, results[4], baseline: results[0], messages: hitMessages)
-            report("cache miss", transportName, concurrency, results[5], baseline: results[0], messages: missMessages)
-            if results.count > 6 {
-                report("transport", transportName, concurrency, results[6], baseline: results[0], messages: 0)
-            }
+            rows.report("baseline", transportName, concurrency, results[0], baseline: results[0], messages: 0)
+            rows.report("one ask", transportName, concurrency, results[1], baseline: results[0], messages: 1)
+            rows.report("pipeline", transportName, concurrency, results[2], baseline: results[0], messages: pipelineMessages)
+            rows.report("pipeline new URLs", transportName, concurrency, results[3], baseline: results[0], messages: pipelineMessages)
+            rows.report("cache hit", transportName, concurrency, results[4], baseline: results[0], messages: hitMessages)
+            rows.report("cache miss", transportName, concurrency, results[5], baseline: results[0], messages: missMessages)
             print(String(
                 format: "  cache at c=%d: hit / pipeline %.2f (target >= 1.5); miss with cache / pipeline on the same new URLs %.2f (target >= 0.8; %.2f against the pipeline row)",
                 concurrency, results[4].requestsPerSecond / results[2].requestsPerSecond,
@@ -94,29 +84,10 @@ final class Benchmark {
         print(String(format: "runtime: %.0f ns per tell, %.0f ns per ask (one sender, release build)", runtime.tellNanos, runtime.askNanos))
         print(String(format: "peak RSS %.1f MiB", ProcessMemory.peakResidentMiB))
 
-        if let jsonPath = options.jsonPath {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            struct Output: Encodable {
-                let scenarios: [Row]
-                let tellNanos: Double
-                let askNanos: Double
-                let coalescingTransportCallsPer1000: Int
-                let offlineEnqueuesPerSecond64: Double
-                let offlineEnqueuesPerSecond1: Double
-                let offlineDrainPerSecond: Double
-            }
-            do {
-                let output = Output(
-                    scenarios: rows, tellNanos: runtime.tellNanos, askNanos: runtime.askNanos,
-                    coalescingTransportCallsPer1000: coalescing.calls,
-                    offlineEnqueuesPerSecond64: offline.concurrentPerSecond, offlineEnqueuesPerSecond1: offline.sequentialPerSecond,
-                    offlineDrainPerSecond: offline.drainPerSecond)
-                try encoder.encode(output).write(to: URL(fileURLWithPath: jsonPath))
-            } catch {
-                fail("could not write \(jsonPath): \(error)")
-            }
-        }
+        rows.extra = .init(
+            tellNanos: runtime.tellNanos, askNanos: runtime.askNanos, coalescingTransportCallsPer1000: coalescing.calls,
+            offlineEnqueuesPerSecond64: offline.concurrentPerSecond, offlineEnqueuesPerSecond1: offline.sequentialPerSecond,
+            offlineDrainPerSecond: offline.drainPerSecond)
     }
 
     /// Mailbox messages per request of `path`: its components' message counters, read before and

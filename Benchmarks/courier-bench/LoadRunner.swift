@@ -55,17 +55,30 @@ extension Measurement {
     }
 }
 
+/// Runs a path `requests` times at `concurrency` and measures it.
+typealias Runner = (_ requests: Int, _ concurrency: Int) async -> Measurement
+
+/// The runner that calls `operation` once per request from concurrent workers (``measure``).
+func runner(_ operation: @escaping @Sendable () async throws -> Void) -> Runner {
+    { requests, concurrency in await measure(requests: requests, concurrency: concurrency, operation) }
+}
+
 /// Measures several paths of one scenario in interleaved rounds whose order rotates
 /// (A B C, B C A, C A B, …), so drift in the machine's load (it is shared and noisy) and the
 /// position in a round hit every path alike; returns one combined measurement per path.
 func measureInterleaved(
     requests: Int, concurrency: Int, rounds: Int, _ paths: [@Sendable () async throws -> Void]
 ) async -> [Measurement] {
+    await measureInterleaved(requests: requests, concurrency: concurrency, rounds: rounds, paths.map(runner))
+}
+
+/// ``measureInterleaved(requests:concurrency:rounds:_:)`` over runners.
+func measureInterleaved(requests: Int, concurrency: Int, rounds: Int, _ paths: [Runner]) async -> [Measurement] {
     var runs = Array(repeating: [Measurement](), count: paths.count)
     for round in 0..<rounds {
         for offset in paths.indices {
             let index = (round + offset) % paths.count
-            runs[index].append(await measure(requests: requests / rounds, concurrency: concurrency, paths[index]))
+            runs[index].append(await paths[index](requests / rounds, concurrency))
         }
     }
     return runs.map(Measurement.init(combining:))

@@ -20,3 +20,54 @@ struct Row: Encodable {
     /// Context switches of the whole process per request.
     let contextSwitchesPerRequest: Double
 }
+
+/// Prints result lines and keeps them for `--json`.
+final class RowRecorder {
+    /// The figures that are not rows (in-memory runs only).
+    struct Extra: Encodable {
+        let tellNanos: Double
+        let askNanos: Double
+        let coalescingTransportCallsPer1000: Int
+        let offlineEnqueuesPerSecond64: Double
+        let offlineEnqueuesPerSecond1: Double
+        let offlineDrainPerSecond: Double
+    }
+
+    private(set) var rows: [Row] = []
+    var extra: Extra?
+
+    /// Prints one result line, with its ratios to `baseline`, and keeps it.
+    func report(_ name: String, _ transport: String, _ concurrency: Int, _ measured: Measurement, baseline: Measurement, messages: Double) {
+        let row = Row(
+            name: name, transport: transport, concurrency: concurrency, requests: measured.requests,
+            requestsPerSecond: measured.requestsPerSecond, baselineRequestsPerSecond: baseline.requestsPerSecond,
+            p50Micros: measured.percentileMicros(0.5), p90Micros: measured.percentileMicros(0.9),
+            p99Micros: measured.percentileMicros(0.99), messagesPerRequest: messages, peakRSSMiB: ProcessMemory.peakResidentMiB,
+            cpuMicrosPerRequest: measured.cpuMicrosPerRequest, baselineCpuMicrosPerRequest: baseline.cpuMicrosPerRequest,
+            contextSwitchesPerRequest: measured.contextSwitchesPerRequest)
+        rows.append(row)
+        let columns = String(
+            format: " %6d %9d %10.0f %10.0f %6.2f %9.1f %9.1f %9.1f %8.2f %8.1f %6.2f %6.2f",
+            row.concurrency, row.requests, row.requestsPerSecond, row.baselineRequestsPerSecond,
+            row.requestsPerSecond / row.baselineRequestsPerSecond, row.p50Micros, row.p90Micros, row.p99Micros,
+            row.messagesPerRequest, row.cpuMicrosPerRequest, row.cpuMicrosPerRequest / row.baselineCpuMicrosPerRequest,
+            row.contextSwitchesPerRequest)
+        print(row.name.padding(toLength: 18, withPad: " ", startingAt: 0) + columns
+              + (measured.failures > 0 ? "  (\(measured.failures) failed)" : ""))
+    }
+
+    /// Writes the rows (and the extra figures) as JSON to `path`.
+    func write(to path: String) {
+        struct Output: Encodable {
+            let scenarios: [Row]
+            let extra: Extra?
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            try encoder.encode(Output(scenarios: rows, extra: extra)).write(to: URL(fileURLWithPath: path))
+        } catch {
+            fail("could not write \(path): \(error)")
+        }
+    }
+}

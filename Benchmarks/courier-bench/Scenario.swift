@@ -7,14 +7,13 @@ import FoundationNetworking
 
 /// What one benchmark run measures: the raw path (the baseline: the transport called directly,
 /// plus the same JSON decode), Courier's path (`APIClient.send` with the security guard and
-/// auth from the session's token store on: the cache-miss path), and over URLSession the transport alone.
+/// auth from the session's token store on), the cache's hit and miss paths. With a URL (for
+/// `--profile`), the client uses the default transport and the baseline is raw URLSession.
 struct Scenario: Sendable {
-    /// `in-memory` or `urlsession`.
+    /// `in-memory`, or `default` against a URL.
     let transportName: String
     let raw: @Sendable () async throws -> Void
     let piped: @Sendable () async throws -> Void
-    /// Over URLSession, `URLSessionTransport` alone: splits the transport's cost from the pipeline's.
-    let transportOnly: (@Sendable () async throws -> Void)?
     let client: APIClient
     /// The same client with the response cache on.
     let cachingClient: APIClient
@@ -44,8 +43,8 @@ struct Scenario: Sendable {
         let path: String
         var query: [URLQueryItem] = []
         if let url {
-            transportName = "urlsession"
-            transport = URLSessionTransport()
+            transportName = "default"
+            transport = APIClient.Configuration.defaultTransport
             let session = URLSession(configuration: .ephemeral)
             var rawRequest = URLRequest(url: url)
             for field in sentHeaders { rawRequest.addValue(field.value, forHTTPHeaderField: field.name) }
@@ -59,9 +58,7 @@ struct Scenario: Sendable {
             components.path = ""
             components.query = nil
             baseURL = components.url!
-            let request = HTTPRequest(url: url, headers: sentHeaders)
-            floorRequest = request
-            transportOnly = { _ = try decoder.decode(User.self, from: try await transport.send(request).body) }
+            floorRequest = HTTPRequest(url: url, headers: sentHeaders)
         } else {
             transportName = "in-memory"
             let inMemory = InMemoryTransport(always: HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: sampleBody))
@@ -74,7 +71,6 @@ struct Scenario: Sendable {
             baseURL = URL(string: "https://api.example.com")!
             floorRequest = request
             path = "/v1/users/42"
-            transportOnly = nil
         }
         let configuration = APIClient.Configuration(
             baseURL: baseURL,
