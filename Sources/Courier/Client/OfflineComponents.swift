@@ -121,6 +121,9 @@ struct OfflineComponents: Sendable {
         if request.headers.contains("Authorization") {
             throw .invalidRequest("a request with its own Authorization header cannot be queued (it is never stored)")
         }
+        if request.bodyStream != nil {
+            throw .invalidRequest("a request with a body stream cannot be queued (only a body in memory is stored)")
+        }
         let id = try await queue.enqueue(request, requiresAuth: requiresAuth)
         try? coordinator?.send(.itemsAdded)
         return id

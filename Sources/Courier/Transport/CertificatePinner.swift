@@ -76,6 +76,44 @@ public struct CertificatePinner: Sendable, Equatable {
         "sha256/" + digest.base64EncodedString()
     }
 
+    /// The DER of the SubjectPublicKeyInfo (what a pin is the digest of) inside a certificate's
+    /// DER, or nil if it is not an X.509 certificate: Certificate ::= SEQUENCE { tbsCertificate
+    /// SEQUENCE { [0] version OPTIONAL, serialNumber, signature, issuer, validity, subject,
+    /// subjectPublicKeyInfo, … }, … } (RFC 5280 §4.1).
+    static func subjectPublicKeyInfo(ofCertificate der: Data) -> Data? {
+        let bytes = [UInt8](der)
+        guard let certificate = element(in: bytes, at: 0), certificate.tag == 0x30,
+              let tbs = element(in: bytes, at: certificate.content.lowerBound), tbs.tag == 0x30 else { return nil }
+        var index = tbs.content.lowerBound
+        var position = 0
+        while index < tbs.content.upperBound, let field = element(in: bytes, at: index) {
+            if position == 0 && field.tag == 0xA0 {
+                index = field.content.upperBound   // the version: not counted
+                continue
+            }
+            if position == 5 { return field.tag == 0x30 ? Data(bytes[index..<field.content.upperBound]) : nil }
+            position += 1
+            index = field.content.upperBound
+        }
+        return nil
+    }
+
+    /// The DER element starting at `start`: its tag and the range of its content.
+    private static func element(in bytes: [UInt8], at start: Int) -> (tag: UInt8, content: Range<Int>)? {
+        guard start + 2 <= bytes.count else { return nil }
+        var index = start + 1
+        var length = Int(bytes[index])
+        index += 1
+        if length & 0x80 != 0 {
+            let count = length & 0x7F
+            guard count > 0, count <= 4, index + count <= bytes.count else { return nil }
+            length = bytes[index..<(index + count)].reduce(0) { $0 << 8 | Int($1) }
+            index += count
+        }
+        guard index + length <= bytes.count else { return nil }
+        return (bytes[start], index..<(index + length))
+    }
+
     private static func matches(_ host: String, _ entry: Entry) -> Bool {
         switch entry.wildcard {
         case .none:

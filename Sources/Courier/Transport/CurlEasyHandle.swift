@@ -91,20 +91,20 @@ final class CurlEasyHandle: @unchecked Sendable {
         // Header fields: the request's, then empty ones that remove what libcurl would add on
         // its own (a form Content-Type on POST bodies, `Expect: 100-continue` on large ones).
         var list: UnsafeMutablePointer<curl_slist>?
-        var hasContentType = false, hasExpect = false, hasAcceptEncoding = false
+        var hasContentType = false, hasExpect = false
         for field in request.headers {
             // `Name;` is libcurl's way to send a field with an empty value (`Name:` removes it).
             list = curl_slist_append(list, field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
             if HTTPSyntax.equalsIgnoringASCIICase(field.name, "Content-Type") { hasContentType = true }
             if HTTPSyntax.equalsIgnoringASCIICase(field.name, "Expect") { hasExpect = true }
-            if HTTPSyntax.equalsIgnoringASCIICase(field.name, "Accept-Encoding") { hasAcceptEncoding = true }
         }
         if !hasContentType { list = curl_slist_append(list, "Content-Type:") }
         if !hasExpect { list = curl_slist_append(list, "Expect:") }
         exchange.headerList = list
         set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(list))
 
-        if settings.decompression && !hasAcceptEncoding {
+        // The exchange decodes unless compression is off or the caller chose its own encodings.
+        if exchange.decodes {
             set(CURLOPT_ACCEPT_ENCODING, "")
         } else {
             set(CURLOPT_HTTP_CONTENT_DECODING, 0)

@@ -45,7 +45,8 @@ public final class CurlTransport: HTTPTransport {
             throw .unknown(underlying: CurlError(code: 27, message: "libcurl could not make an easy handle"))
         }
         let exchange = CurlExchange(
-            request: request, maxHeaderBytes: settings.maxHeaderBytes, decodes: settings.decompression)
+            request: request, maxHeaderBytes: settings.maxHeaderBytes,
+            decodes: settings.decompression && !request.headers.contains("Accept-Encoding"))
         do {
             try handle.prepare(request, for: exchange, settings: settings)
         } catch {

@@ -2,6 +2,10 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Darwin)
+import CryptoKit
+import Security
+#endif
 
 /// The session delegate: routes URLSession's callbacks to the exchange of each task.
 final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
@@ -10,6 +14,12 @@ final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecke
     private var exchanges: [Int: (exchange: URLSessionExchange, task: URLSessionTask, deadline: ContinuousClock.Instant)] = [:]
     private var sweeping = false
     private var accepted = 0
+    /// Certificate pins, checked on Apple platforms (a Linux transport with pins is refused).
+    private let pinner: CertificatePinner
+
+    init(pinner: CertificatePinner) {
+        self.pinner = pinner
+    }
 
     /// How often the sweeper looks for exchanges past their deadline: the precision of the
     /// whole-exchange timeout. One timer for all exchanges, instead of one per request (a
@@ -102,7 +112,27 @@ final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecke
     ) {
         #if canImport(Darwin)
         if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
-            return completionHandler(.performDefaultHandling, nil)
+            let host = challenge.protectionSpace.host
+            let pins = pinner.pins(for: host)
+            guard !pins.isEmpty, let trust = challenge.protectionSpace.serverTrust else {
+                return completionHandler(.performDefaultHandling, nil)
+            }
+            // The usual evaluation first, then the pins against every certificate of the chain.
+            var failure: CFError?
+            let verified = SecTrustEvaluateWithError(trust, &failure)
+            let chain = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
+            let seen = chain.compactMap { certificate in
+                CertificatePinner.subjectPublicKeyInfo(ofCertificate: SecCertificateCopyData(certificate) as Data)
+                    .map { Data(SHA256.hash(data: $0)) }
+            }
+            if verified, seen.contains(where: pins.contains) {
+                return completionHandler(.useCredential, URLCredential(trust: trust))
+            }
+            let reason = verified
+                ? "certificate pinning failed for \(host): no pinned key in the chain; keys seen: \(seen.map(CertificatePinner.describe).joined(separator: ", "))"
+                : "TLS: the certificate of \(host) is not trusted: \(failure.map { String(describing: $0) } ?? "evaluation failed")"
+            exchange(for: task)?.abort(.securityError(reason))
+            return completionHandler(.cancelAuthenticationChallenge, nil)
         }
         #endif
         exchange(for: task)?.declineChallenge()

@@ -22,8 +22,26 @@ public final class URLSessionTransport: HTTPTransport {
     /// since caching is Courier's job, and no redirects followed, since that is Courier's job
     /// too). Timeouts and the response size limit are per request: ``HTTPRequest/timeout``
     /// and ``HTTPRequest/maximumResponseSize``.
-    public init() {
-        let exchanges = URLSessionExchangeTable()
+    public convenience init() {
+        self.init(pinner: CertificatePinner())
+    }
+
+    /// A transport that enforces `certificatePinner`'s pins on every connection (see
+    /// ``CertificatePinner``), on Apple platforms through the session delegate's server-trust
+    /// evaluation. Throws ``NetworkError/securityError(_:)`` on Linux when there are pins:
+    /// FoundationNetworking has no hook to check them, and ignoring them would be silent; use
+    /// ``CurlTransport`` there.
+    public convenience init(certificatePinner: CertificatePinner) throws(NetworkError) {
+        #if !canImport(Darwin)
+        if !certificatePinner.isEmpty {
+            throw .securityError("URLSessionTransport cannot pin certificates on Linux (FoundationNetworking has no hook for it); use CurlTransport")
+        }
+        #endif
+        self.init(pinner: certificatePinner)
+    }
+
+    private init(pinner: CertificatePinner) {
+        let exchanges = URLSessionExchangeTable(pinner: pinner)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil
         sessionConfiguration.httpCookieStorage = nil
