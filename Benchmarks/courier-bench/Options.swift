@@ -16,6 +16,10 @@ struct Options {
         case cacheMiss = "cache-miss"
         /// Durable enqueues by 64 concurrent enqueuers, then their drain.
         case offline
+        /// `CurlTransport.send` + decode against `--url`.
+        case transport
+        /// The raw libcurl multi loop against `--url` (the transport's floor).
+        case rawCurl = "raw-curl"
     }
 
     var quick = false
@@ -45,7 +49,7 @@ struct Options {
                 options.url = url
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
-                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss or offline")
+                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, transport or raw-curl")
                 }
                 options.profile = path
             case "--requests":
@@ -57,7 +61,7 @@ struct Options {
             case "--help", "-h":
                 print("""
                     usage: courier-bench [--quick] [--json PATH] [--url URL]
-                           courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline [--requests N] [--concurrency N] [--url URL]
+                           courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
                     """)
                 exit(0)
             default: fail("unknown argument \(argument) (try --help)")

@@ -5,8 +5,8 @@ import Foundation
 /// The floor of Courier's libcurl transport: libcurl's multi interface driven directly by one
 /// thread, no Courier type and no Swift task on the way. `concurrency` transfers are kept in
 /// flight: as one finishes, its body is decoded and its handle started again, on the same
-/// thread. The easy handles are set up once (URL, the same header fields as the other paths,
-/// a write callback that appends to a buffer).
+/// thread. The easy handles are set up once (URL, the same header fields and `Accept-Encoding`
+/// as the transport sends, a write callback that appends to a buffer).
 enum RawCurl {
     static func measure(url: URL, headers: HTTPHeadersList, requests: Int, concurrency: Int) async -> Measurement {
         await withCheckedContinuation { continuation in
@@ -43,6 +43,8 @@ enum RawCurl {
         for transfer in transfers {
             _ = url.absoluteString.withCString { courier_easy_set_pointer(transfer.easy, CURLOPT_URL, $0) }
             _ = courier_easy_set_long(transfer.easy, CURLOPT_NOSIGNAL, 1)
+            // Compressed responses asked for, as CurlTransport does: the same request bytes.
+            _ = "".withCString { courier_easy_set_pointer(transfer.easy, CURLOPT_ACCEPT_ENCODING, $0) }
             _ = courier_easy_set_pointer(transfer.easy, CURLOPT_HTTPHEADER, list)
             _ = courier_easy_set_write_function(transfer.easy, CURLOPT_WRITEFUNCTION, write)
             _ = courier_easy_set_pointer(transfer.easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(transfer).toOpaque())

@@ -74,4 +74,31 @@ struct TransportComparison {
         fail("--url compares Courier's libcurl transport, which is built on Linux only")
         #endif
     }
+
+    /// `--profile transport|raw-curl`: one path alone, after 1,000 warm-up requests.
+    static func profile(_ path: Options.ProfilePath, url: URL, requests: Int, concurrency: Int) async {
+        #if canImport(CCurl)
+        let headers: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer bench-token"]
+        let result: Measurement
+        if path == .rawCurl {
+            let lines = headers.map { "\($0.name): \($0.value)" }
+            _ = await RawCurl.measure(url: url, headers: lines, requests: 1_000, concurrency: concurrency)
+            result = await RawCurl.measure(url: url, headers: lines, requests: requests, concurrency: concurrency)
+        } else {
+            var configuration = CurlTransport.Configuration()
+            configuration.connections.maxPerHost = 256
+            let transport = CurlTransport(configuration: configuration)
+            let request = HTTPRequest(url: url, headers: headers)
+            let decoder = JSONDecoder()
+            let operation: @Sendable () async throws -> Void = {
+                _ = try decoder.decode(User.self, from: try await transport.send(request).body)
+            }
+            _ = await measure(requests: 1_000, concurrency: concurrency, operation)
+            result = await measure(requests: requests, concurrency: concurrency, operation)
+        }
+        print(String(
+            format: "profile: %@, %d requests at concurrency %d (+1000 warm-up), %d failed, %.1f us cpu per request",
+            path.rawValue, requests, concurrency, result.failures, result.cpuMicrosPerRequest))
+        #endif
+    }
 }

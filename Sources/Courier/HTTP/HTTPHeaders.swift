@@ -122,6 +122,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.append(contentsOf: other.fields)
     }
 
+    /// No fields, with room for `capacity` (a transport reading a response head).
+    init(reservingCapacity capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     /// The last field added, if any (a transport appends a folded continuation line to it).
     var lastField: Field? { fields.last }
 

@@ -33,7 +33,7 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     /// Sets every option of `request`'s exchange, from a clean handle. Throws
     /// ``NetworkError/invalidRequest(_:)`` if libcurl refuses one.
-    func prepare(_ request: HTTPRequest, for exchange: CurlExchange, settings: CurlSettings) throws(NetworkError) {
+    func prepare(_ request: HTTPRequest, origin: HTTPOrigin?, for exchange: CurlExchange, settings: CurlSettings) throws(NetworkError) {
         curl_easy_reset(easy)
         self.exchange = exchange
         let context = Unmanaged.passUnretained(exchange).toOpaque()
@@ -88,18 +88,14 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(CURLOPT_CUSTOMREQUEST, method)
         }
 
-        // Header fields: the request's, then empty ones that remove what libcurl would add on
-        // its own (a form Content-Type on POST bodies, `Expect: 100-continue` on large ones).
+        // Header fields: the request's, then, with a body, empty ones that remove what libcurl
+        // would add on its own (a form Content-Type, `Expect: 100-continue` on large bodies).
         var list: UnsafeMutablePointer<curl_slist>?
-        var hasContentType = false, hasExpect = false
-        for field in request.headers {
-            // `Name;` is libcurl's way to send a field with an empty value (`Name:` removes it).
-            list = curl_slist_append(list, field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
-            if HTTPSyntax.equalsIgnoringASCIICase(field.name, "Content-Type") { hasContentType = true }
-            if HTTPSyntax.equalsIgnoringASCIICase(field.name, "Expect") { hasExpect = true }
+        for field in request.headers { list = Self.append(field, to: list) }
+        if request.body != nil || request.bodyStream != nil || request.method == .post || request.method == .put || request.method == .patch {
+            if !request.headers.contains("Content-Type") { list = curl_slist_append(list, "Content-Type:") }
+            if !request.headers.contains("Expect") { list = curl_slist_append(list, "Expect:") }
         }
-        if !hasContentType { list = curl_slist_append(list, "Content-Type:") }
-        if !hasExpect { list = curl_slist_append(list, "Expect:") }
         exchange.headerList = list
         set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(list))
 
@@ -110,7 +106,6 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(CURLOPT_HTTP_CONTENT_DECODING, 0)
         }
 
-        let origin = request.origin
         if origin?.scheme == "https" {
             set(CURLOPT_HTTP_VERSION, settings.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1)
             if settings.http2 { set(CURLOPT_PIPEWAIT, 1) }
@@ -131,6 +126,32 @@ final class CurlEasyHandle: @unchecked Sendable {
 
         if let failed {
             throw .invalidRequest("libcurl refused option \(failed.rawValue) for this request")
+        }
+    }
+
+    /// Appends `Name: value` to libcurl's list (`Name;`, libcurl's way to send an empty value:
+    /// `Name:` would remove the field), written once into a buffer on the stack.
+    private static func append(_ field: HTTPHeaders.Field, to list: UnsafeMutablePointer<curl_slist>?) -> UnsafeMutablePointer<curl_slist>? {
+        var name = field.name, value = field.value
+        return name.withUTF8 { name in
+            value.withUTF8 { value in
+                withUnsafeTemporaryAllocation(of: CChar.self, capacity: name.count + value.count + 3) { line in
+                    let bytes = UnsafeMutableRawBufferPointer(line)
+                    bytes.copyMemory(from: UnsafeRawBufferPointer(name))
+                    var end = name.count
+                    if value.isEmpty {
+                        bytes[end] = UInt8(ascii: ";")
+                        end += 1
+                    } else {
+                        bytes[end] = UInt8(ascii: ":")
+                        bytes[end + 1] = UInt8(ascii: " ")
+                        UnsafeMutableRawBufferPointer(rebasing: bytes[(end + 2)...]).copyMemory(from: UnsafeRawBufferPointer(value))
+                        end += 2 + value.count
+                    }
+                    bytes[end] = 0
+                    return curl_slist_append(list, line.baseAddress)
+                }
+            }
         }
     }
 

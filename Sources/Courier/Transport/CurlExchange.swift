@@ -79,40 +79,41 @@ final class CurlExchange: @unchecked Sendable {
 
     /// One line of the response head, CRLF included (libcurl calls once per line, for every
     /// response: an informational 1xx one is followed by the final one). Returns `false` to
-    /// stop the transfer, with ``failure`` set.
-    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        headerBytes += bytes.count
+    /// stop the transfer, with ``failure`` set. Reads the bytes in place, with integer indices:
+    /// every response's every line passes here, on the one thread all transfers share.
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += line.count
         if headerBytes > maxHeaderBytes {
             failure = .malformedResponse("the response head is over \(maxHeaderBytes) bytes", underlying: nil)
             return false
         }
-        var line = bytes[...]
-        while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
-        if line.starts(with: "HTTP/".utf8) {
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
+        if end >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F { // "HTTP/"
             // A new response (after a 1xx): only the final one's fields are kept.
-            status = Self.statusCode(line) ?? 0
-            headers = HTTPHeaders()
+            status = Self.statusCode(line, end: end) ?? 0
+            headers = HTTPHeaders(reservingCapacity: 16)
             contentLength = nil
-            headerBytes = bytes.count
+            headerBytes = line.count
             return true
         }
-        if line.isEmpty {
+        if end == 0 {
             return status < 200 || acceptHead()
         }
-        if line.first == 0x20 || line.first == 0x09 {
+        if line[0] == 0x20 || line[0] == 0x09 {
             // An obsolete line folding (RFC 9112 §5.2): part of the previous field's value.
             guard let previous = headers.lastField else { return true }
-            let more = Self.text(Self.trimmed(line))
-            headers.replaceLast(value: previous.value + " " + more)
+            headers.replaceLast(value: previous.value + " " + Self.text(line, Self.trimmed(line, 0..<end)))
             return true
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+        var colon = 0
+        while colon < end, line[colon] != 0x3A { colon += 1 }
+        guard colon < end else {
             failure = .malformedResponse("a response header line has no colon", underlying: nil)
             return false
         }
-        let name = Self.text(line[..<colon])
-        let value = Self.text(Self.trimmed(line[(colon + 1)...]))
-        if HTTPSyntax.equalsIgnoringASCIICase(name, "Content-Length") {
+        let value = Self.text(line, Self.trimmed(line, (colon + 1)..<end))
+        if Self.isContentLength(line, colon) {
             let length = Substring(value)
             if let contentLength, contentLength != length {
                 failure = .malformedResponse("the response has two different Content-Length values", underlying: nil)
@@ -120,7 +121,7 @@ final class CurlExchange: @unchecked Sendable {
             }
             contentLength = length
         }
-        headers.add(name: name, value: value)
+        headers.add(name: Self.text(line, 0..<colon), value: value)
         return true
     }
 
@@ -197,24 +198,39 @@ final class CurlExchange: @unchecked Sendable {
 
     // MARK: Parsing
 
-    private static func statusCode(_ line: Slice<UnsafeRawBufferPointer>) -> Int? {
-        guard let space = line.firstIndex(of: 0x20) else { return nil }
-        let digits = line[(space + 1)...].prefix(while: { $0 >= 0x30 && $0 <= 0x39 })
-        guard digits.count == 3 else { return nil }
-        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    private static func statusCode(_ line: UnsafeRawBufferPointer, end: Int) -> Int? {
+        var index = 5
+        while index < end, line[index] != 0x20 { index += 1 }
+        guard index + 3 < end else { return nil }
+        var code = 0
+        for offset in 1...3 {
+            let byte = line[index + offset]
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            code = code * 10 + Int(byte - 0x30)
+        }
+        return index + 4 == end || line[index + 4] == 0x20 ? code : nil
     }
 
-    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
-        var bytes = bytes
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
-        return bytes
+    /// Whether the field name `line[0..<colon]` is `Content-Length`, ignoring ASCII case.
+    private static func isContentLength(_ line: UnsafeRawBufferPointer, _ colon: Int) -> Bool {
+        let name: StaticString = "content-length"
+        guard colon == name.utf8CodeUnitCount else { return false }
+        let expected = name.utf8Start
+        for index in 0..<colon where HTTPSyntax.asciiLowercased(line[index]) != expected[index] { return false }
+        return true
+    }
+
+    private static func trimmed(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> Range<Int> {
+        var (start, end) = (range.lowerBound, range.upperBound)
+        while start < end, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
+        return start..<end
     }
 
     /// Header bytes as text: UTF-8, with any byte that is not replaced by U+FFFD (so a field
     /// in Latin-1 still arrives, readable).
-    private static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
-        String(decoding: bytes, as: UTF8.self)
+    private static func text(_ line: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: line[range]), as: UTF8.self)
     }
 }
 #endif

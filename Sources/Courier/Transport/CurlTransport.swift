@@ -41,6 +41,7 @@ public final class CurlTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
         try request.validate()
         if Task.isCancelled { throw .cancelled }
+        let origin = request.origin
         guard let handle = loop.takeHandle() else {
             throw .unknown(underlying: CurlError(code: 27, message: "libcurl could not make an easy handle"))
         }
@@ -48,7 +49,7 @@ public final class CurlTransport: HTTPTransport {
             request: request, maxHeaderBytes: settings.maxHeaderBytes,
             decodes: settings.decompression && !request.headers.contains("Accept-Encoding"))
         do {
-            try handle.prepare(request, for: exchange, settings: settings)
+            try handle.prepare(request, origin: origin, for: exchange, settings: settings)
         } catch {
             loop.recycle(handle)
             throw error
