@@ -20,6 +20,18 @@ public struct HTTPBodyStream: Sendable {
     /// The body's length in bytes when known: sent as `Content-Length`, and a reader that ends
     /// early or goes on past it fails the exchange. `nil` sends the body chunked (HTTP/1.1).
     public let length: Int?
+    /// A stream whose readers gave another number of bytes than ``length`` declared (the cause
+    /// of the ``NetworkError/encodingError(underlying:)`` a transport throws).
+    public struct LengthMismatch: Error, Sendable, CustomStringConvertible {
+        /// The declared length.
+        public let declared: Int
+        /// What the readers gave, as far as the transport read.
+        public let given: Int
+
+        /// `the body stream gave 5 bytes, not the 10 it declared`.
+        public var description: String { "the body stream gave \(given) bytes, not the \(declared) it declared" }
+    }
+
     /// Makes a reader positioned at the body's first byte.
     public let makeReader: @Sendable () throws -> Reader
 

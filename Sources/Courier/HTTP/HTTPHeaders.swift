@@ -3,7 +3,7 @@
 /// Fields keep the order they were added in, and a name may appear more than once (several
 /// `Set-Cookie` or `Accept` fields).
 ///
-/// What arrives in a response depends on the transport: `InMemoryTransport`,
+/// What arrives in a response depends on the transport: ``CurlTransport``, `InMemoryTransport`,
 /// `ScriptedTransport` and any transport that builds `HTTPHeaders` field by field keep repeated
 /// fields apart; ``URLSessionTransport`` cannot on Linux, where FoundationNetworking hands
 /// over a dictionary with repeated fields already joined by ", " (two `Set-Cookie` fields

@@ -6,8 +6,8 @@ import Foundation
 /// - Requests: HTTPS only, except to loopback hosts (`localhost`, `127.0.0.0/8`, `::1`) and
 ///   hosts listed in ``insecureHostsAllowed``; anything else fails with
 ///   ``NetworkError/securityError(_:)`` before a byte is sent.
-/// - Redirects from HTTPS to HTTP are refused by ``URLSessionTransport`` itself, since the
-///   transport is what follows redirects.
+/// - Redirects from HTTPS to HTTP are refused where Courier follows redirects (its
+///   `RedirectRule`, the same over every transport).
 /// - Responses: a warning through the request's logger when `X-Content-Type-Options` or
 ///   `X-Frame-Options` is missing.
 public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {

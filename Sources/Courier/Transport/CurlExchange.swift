@@ -33,6 +33,7 @@ final class CurlExchange: @unchecked Sendable {
     /// Why a callback stopped the transfer; takes precedence over libcurl's code.
     private(set) var failure: NetworkError?
     private var reader: HTTPBodyStream.Reader?
+    private var pending = Data()
     private var bytesRead = 0
 
     private let lock = Lock()
@@ -153,24 +154,24 @@ final class CurlExchange: @unchecked Sendable {
     }
 
     /// Fills `buffer` with the next bytes of the request's body stream; 0 at its end, nil to
-    /// abort (with ``failure`` set).
+    /// abort (with ``failure`` set). Bytes a reader gave beyond what fits are kept for the next
+    /// call.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         guard let bodyStream else { return 0 }
         do {
-            if reader == nil { reader = try bodyStream.makeReader() }
-            let chunk = try reader!(buffer.count)
-            if chunk.count > buffer.count {
-                failure = .encodingError(underlying: CurlError(code: 26, message: "a body reader returned more bytes than asked for"))
+            if pending.isEmpty {
+                if reader == nil { reader = try bodyStream.makeReader() }
+                pending = try reader!(buffer.count)
+            }
+            let count = min(pending.count, buffer.count)
+            buffer.copyBytes(from: pending.prefix(count))
+            pending = pending.dropFirst(count)
+            bytesRead += count
+            if let length = bodyStream.length, bytesRead > length || (count == 0 && bytesRead < length) {
+                failure = .encodingError(underlying: HTTPBodyStream.LengthMismatch(declared: length, given: bytesRead))
                 return nil
             }
-            buffer.copyBytes(from: chunk)
-            bytesRead += chunk.count
-            if let length = bodyStream.length, bytesRead > length || (chunk.isEmpty && bytesRead < length) {
-                failure = .encodingError(underlying: CurlError(
-                    code: 26, message: "the body stream gave \(bytesRead) bytes, not the \(length) it declared"))
-                return nil
-            }
-            return chunk.count
+            return count
         } catch {
             failure = .encodingError(underlying: error)
             return nil
@@ -181,6 +182,7 @@ final class CurlExchange: @unchecked Sendable {
     /// connection turns out to be closed).
     func rewindBody() -> Bool {
         reader = nil
+        pending = Data()
         bytesRead = 0
         return true
     }

@@ -61,6 +61,32 @@ public final class URLSessionTransport: HTTPTransport {
         session.invalidateAndCancel()
     }
 
+    /// A body stream's bytes, read whole on a Dispatch thread (a reader may block on a file; it
+    /// must not on the cooperative pool). FoundationNetworking has no streamed upload that
+    /// Courier can bound, so the body is held in memory.
+    private static func read(_ stream: HTTPBodyStream) async throws(NetworkError) -> Data {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, NetworkError>, Never>) in
+            DispatchQueue.global().async {
+                do {
+                    let reader = try stream.makeReader()
+                    var body = Data()
+                    while true {
+                        let chunk = try reader(64 * 1024)
+                        if chunk.isEmpty { break }
+                        body.append(chunk)
+                    }
+                    if let length = stream.length, body.count != length {
+                        throw HTTPBodyStream.LengthMismatch(declared: length, given: body.count)
+                    }
+                    continuation.resume(returning: .success(body))
+                } catch {
+                    continuation.resume(returning: .failure(.encodingError(underlying: error)))
+                }
+            }
+        }
+        return try result.get()
+    }
+
     /// Sends `request` over the session; see ``HTTPTransport`` for the contract.
     public func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
         try request.validate()
@@ -73,6 +99,9 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.timeoutInterval = timeout.inSeconds.rounded(.up) + 1
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         urlRequest.httpBody = request.body
+        if let stream = request.bodyStream {
+            urlRequest.httpBody = try await Self.read(stream)
+        }
 
         let task = session.dataTask(with: urlRequest)
         let exchange = URLSessionExchange(limit: request.responseSizeLimit)
