@@ -63,10 +63,10 @@ final class CurlEasyHandle: @unchecked Sendable {
         // resend needs nothing from Courier; from a stream: read as it is sent), under the
         // request's method.
         let method = request.method.rawValue
-        if let body = request.body {
+        if let body = request.body, !body.isEmpty {
             set(CURLOPT_POST, 1)
             _ = courier_easy_set_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-            body.withUnsafeBytes { set(CURLOPT_COPYPOSTFIELDS, pointer: $0.count == 0 ? UnsafeRawPointer(bitPattern: 1) : $0.baseAddress) }
+            body.withUnsafeBytes { set(CURLOPT_COPYPOSTFIELDS, pointer: $0.baseAddress) }
             if method != "POST" { set(CURLOPT_CUSTOMREQUEST, method) }
         } else if let stream = request.bodyStream {
             set(CURLOPT_POST, 1)
@@ -78,8 +78,8 @@ final class CurlEasyHandle: @unchecked Sendable {
             if method != "POST" { set(CURLOPT_CUSTOMREQUEST, method) }
         } else if request.method == .head {
             set(CURLOPT_NOBODY, 1)
-        } else if method == "POST" || method == "PUT" || method == "PATCH" {
-            // An empty body, sent with `Content-Length: 0` as servers expect of these methods.
+        } else if request.body != nil || method == "POST" || method == "PUT" || method == "PATCH" {
+            // An empty body, sent with `Content-Length: 0` (as servers expect of these methods).
             set(CURLOPT_POST, 1)
             _ = courier_easy_set_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0)
             set(CURLOPT_POSTFIELDS, pointer: UnsafeRawPointer(("" as StaticString).utf8Start))
