@@ -53,8 +53,8 @@ final class NginxServer: Sendable {
 
     /// The nginx binary: `$NGINX`, or the first of Debian's paths that exists.
     static func executable() throws -> String {
-        if let path = ProcessInfo.processInfo.environment["NGINX"] { return path }
-        let candidates = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/usr/local/bin/nginx"]
+        let candidates = ProcessInfo.processInfo.environment["NGINX"].map { [$0] }
+            ?? ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/usr/local/bin/nginx"]
         guard let found = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else {
             throw NginxServerError.failed(
                 "nginx is not installed (looked in \(candidates.joined(separator: ", "))); "

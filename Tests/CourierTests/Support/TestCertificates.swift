@@ -32,10 +32,17 @@ struct TestCertificates: Sendable {
     /// and `127.0.0.1`): one, two and three labels under `x.localhost`'s parent, and another.
     static let hosts = ["x.localhost", "a.x.localhost", "b.a.x.localhost", "other.localhost"]
 
-    /// The process's certificates, made on first use (about a second of `openssl` runs).
-    static let shared: Result<TestCertificates, TestCertificatesError> = Result { () throws(TestCertificatesError) in
-        try TestCertificates.make()
-    }
+    /// The process's certificates, made on first use (about a second of `openssl` runs), and
+    /// removed when the process exits.
+    static let shared: Result<TestCertificates, TestCertificatesError> = {
+        let made = Result { () throws(TestCertificatesError) in try TestCertificates.make() }
+        atexit {
+            if case .success(let certificates) = TestCertificates.shared {
+                try? FileManager.default.removeItem(atPath: certificates.directory)
+            }
+        }
+        return made
+    }()
 
     /// ``shared``, or its error thrown.
     static func load() throws -> TestCertificates {

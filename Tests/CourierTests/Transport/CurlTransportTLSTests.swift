@@ -105,6 +105,28 @@ import Testing
         }
     }
 
+    @Test("a name the leaf does not hold is refused, even with a pin of its key")
+    func nameNotInLeafRefused() async throws {
+        try await withTLSServer { server, certificates in
+            // libcurl resolves every name under .localhost to loopback, this one too: the
+            // refusal is the name check's, which the pin check must not replace.
+            let transport = try Self.transport(roots: certificates.rootFile, pins: ["z.localhost": [certificates.leafPin]])
+            let message = await Self.securityError { _ = try await Self.get(transport, server, "z.localhost") }
+            #expect(message?.contains("z.localhost") == true, "\(message ?? "")")
+            #expect(message?.contains("certificate pinning") == false, "\(message ?? "")")
+            let plain = try Self.transport(roots: certificates.rootFile)
+            _ = await Self.securityError { _ = try await Self.get(plain, server, "z.localhost") }
+        }
+    }
+
+    @Test("an extra roots file that cannot be read fails with a securityError")
+    func unreadableExtraRoots() async throws {
+        try await withTLSServer { server, certificates in
+            let transport = try Self.transport(roots: certificates.directory + "/no-such-roots.pem")
+            _ = await Self.securityError { _ = try await Self.get(transport, server) }
+        }
+    }
+
     // MARK: Pins
 
     @Test("a pin of any key of the verified chain matches", arguments: ["leaf", "intermediate", "root"])
