@@ -15,6 +15,8 @@ final class CurlEasyHandle: @unchecked Sendable {
     // with the multi handle, before handles are freed.
     let easy: UnsafeMutableRawPointer
     private let tlsCheck: UnsafeMutablePointer<courier_tls_check>
+    /// `CURLOPT_ERRORBUFFER`: libcurl's detail of the last failure (`CURL_ERROR_SIZE` bytes).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The exchange in progress, while the handle is in the multi handle.
     var exchange: CurlExchange?
 
@@ -23,18 +25,27 @@ final class CurlEasyHandle: @unchecked Sendable {
         self.easy = easy
         tlsCheck = .allocate(capacity: 1)
         tlsCheck.initialize(to: courier_tls_check())
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
     deinit {
         curl_easy_cleanup(easy)
         tlsCheck.deinitialize(count: 1)
         tlsCheck.deallocate()
+        errorBuffer.deallocate()
     }
 
     /// Sets every option of `request`'s exchange, from a clean handle. Throws
     /// ``NetworkError/invalidRequest(_:)`` if libcurl refuses one.
     func prepare(_ request: HTTPRequest, origin: HTTPOrigin?, for exchange: CurlExchange, settings: CurlSettings) throws(NetworkError) {
         curl_easy_reset(easy)
+        // The last handshake's results stay in the check until cleared: a pin mismatch seen by
+        // this handle's previous request would otherwise be reported as the cause of any
+        // failure of this one (a refused connection to an unpinned host, a plain http URL).
+        // Safe to write: no connection handshakes with this check while the handle is out of
+        // the multi handle.
+        tlsCheck.pointee = courier_tls_check()
         self.exchange = exchange
         let context = Unmanaged.passUnretained(exchange).toOpaque()
         var failed: CURLoption?
@@ -49,6 +60,9 @@ final class CurlEasyHandle: @unchecked Sendable {
         }
 
         set(CURLOPT_NOSIGNAL, 1)
+        // curl_easy_reset forgets the buffer; an empty one means no detail (yet).
+        errorBuffer[0] = 0
+        set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
         set(CURLOPT_URL, request.url.absoluteString)
         set(CURLOPT_PRIVATE, pointer: Unmanaged.passUnretained(self).toOpaque())
         _ = courier_easy_set_write_function(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
@@ -155,6 +169,12 @@ final class CurlEasyHandle: @unchecked Sendable {
         }
     }
 
+    /// libcurl's detail of why the last transfer failed (`SSL certificate problem: unable to
+    /// get local issuer certificate`), nil when it gave none.
+    var failureDetail: String? {
+        errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
+    }
+
     /// What the last handshake's pin check saw, when it refused the chain: the keys, for the
     /// error message.
     var pinMismatch: [Data]? {
@@ -171,7 +191,6 @@ final class CurlEasyHandle: @unchecked Sendable {
         guard pins.count <= capacity else {
             throw .invalidRequest("at most \(capacity) certificate pins apply to one host, got \(pins.count)")
         }
-        tlsCheck.pointee = courier_tls_check()
         tlsCheck.pointee.extra_roots = extraRoots
         withUnsafeMutableBytes(of: &tlsCheck.pointee.pins) { storage in
             for (index, pin) in pins.enumerated() {

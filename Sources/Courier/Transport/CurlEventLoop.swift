@@ -147,7 +147,7 @@ final class CurlEventLoop: @unchecked Sendable {
     private func outcome(_ code: CURLcode, _ exchange: CurlExchange, _ handle: CurlEasyHandle) -> Result<HTTPResponse, NetworkError> {
         if code == CURLE_OK { return .success(exchange.response()) }
         if let failure = exchange.failure { return .failure(failure) }
-        let error = CurlError(code: Int(code.rawValue), message: Self.message(code, handle.easy))
+        let error = CurlError(code: Int(code.rawValue), message: Self.message(code, handle))
         if let seen = handle.pinMismatch {
             let host = URL(string: Self.effectiveURL(handle.easy) ?? "")?.host ?? "the server"
             let keys = seen.map(CertificatePinner.describe).joined(separator: ", ")
@@ -193,8 +193,14 @@ final class CurlEventLoop: @unchecked Sendable {
         state.withLock { $0.idle.removeAll() }
     }
 
-    private static func message(_ code: CURLcode, _ easy: UnsafeMutableRawPointer) -> String {
-        String(cString: curl_easy_strerror(code))
+    /// The code's generic message, then libcurl's detail of this failure when it gave one
+    /// (which certificate problem, which host and port). The detail is the first one libcurl
+    /// wrote during the transfer, so the generic message stays first: it names the failure
+    /// the code stands for.
+    private static func message(_ code: CURLcode, _ handle: CurlEasyHandle) -> String {
+        let generic = String(cString: curl_easy_strerror(code))
+        guard let detail = handle.failureDetail, detail != generic else { return generic }
+        return "\(generic): \(detail)"
     }
 
     private static func effectiveURL(_ easy: UnsafeMutableRawPointer) -> String? {
