@@ -15,6 +15,9 @@ final class CurlEasyHandle: @unchecked Sendable {
     // with the multi handle, before handles are freed.
     let easy: UnsafeMutableRawPointer
     private let tlsCheck: UnsafeMutablePointer<courier_tls_check>
+    /// libcurl's message for the last transfer's failure (`CURLOPT_ERRORBUFFER`), with its
+    /// detail ("… in chunked-encoding"), where `curl_easy_strerror` has only the code's.
+    private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The exchange in progress, while the handle is in the multi handle.
     var exchange: CurlExchange?
 
@@ -23,12 +26,20 @@ final class CurlEasyHandle: @unchecked Sendable {
         self.easy = easy
         tlsCheck = .allocate(capacity: 1)
         tlsCheck.initialize(to: courier_tls_check())
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
     deinit {
         curl_easy_cleanup(easy)
         tlsCheck.deinitialize(count: 1)
         tlsCheck.deallocate()
+        errorBuffer.deallocate()
+    }
+
+    /// The last transfer's failure as libcurl wrote it, if it wrote one.
+    var errorMessage: String? {
+        errorBuffer.pointee == 0 ? nil : String(cString: errorBuffer)
     }
 
     /// Sets every option of `request`'s exchange, from a clean handle. Throws
@@ -49,6 +60,9 @@ final class CurlEasyHandle: @unchecked Sendable {
         }
 
         set(CURLOPT_NOSIGNAL, 1)
+        // `curl_easy_reset` forgets the buffer; libcurl writes it only when a transfer fails.
+        errorBuffer.pointee = 0
+        set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
         set(CURLOPT_URL, request.url.absoluteString)
         set(CURLOPT_PRIVATE, pointer: Unmanaged.passUnretained(self).toOpaque())
         _ = courier_easy_set_write_function(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)

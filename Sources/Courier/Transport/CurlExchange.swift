@@ -28,6 +28,12 @@ final class CurlExchange: @unchecked Sendable {
     private(set) var status = 0
     private(set) var headers = HTTPHeaders()
     private(set) var body = Data()
+    /// Whether any of the response has arrived (a line of its head): a connection that breaks
+    /// after that broke a response, not the way to the server.
+    private(set) var responseBegan = false
+    /// Whether the final response's head ended (its empty line arrived). libcurl reports a
+    /// connection closed in the middle of the head as success, with what it had read.
+    private(set) var headEnded = false
     private var headerBytes = 0
     private var contentLength: Substring?
     /// Why a callback stopped the transfer; takes precedence over libcurl's code.
@@ -81,6 +87,7 @@ final class CurlExchange: @unchecked Sendable {
     /// response: an informational 1xx one is followed by the final one). Returns `false` to
     /// stop the transfer, with ``failure`` set.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        responseBegan = true
         headerBytes += bytes.count
         if headerBytes > maxHeaderBytes {
             failure = .malformedResponse("the response head is over \(maxHeaderBytes) bytes", underlying: nil)
@@ -97,7 +104,9 @@ final class CurlExchange: @unchecked Sendable {
             return true
         }
         if line.isEmpty {
-            return status < 200 || acceptHead()
+            if status < 200 { return true }
+            headEnded = acceptHead()
+            return headEnded
         }
         if line.first == 0x20 || line.first == 0x09 {
             // An obsolete line folding (RFC 9112 §5.2): part of the previous field's value.
