@@ -74,7 +74,9 @@ final class PythonServerProcess: Sendable {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, "-u", path] + arguments
+        // Unbuffered (the PORT line arrives at once), and no __pycache__ beside the sources (a
+        // script that imports another would leave one, which SwiftPM warns about).
+        process.arguments = [python, "-u", "-B", path] + arguments
         let stdinPipe = Pipe()
         let stdoutPipe = Pipe()
         process.standardInput = stdinPipe

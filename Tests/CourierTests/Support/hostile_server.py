@@ -56,8 +56,10 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 # The scripted server's watchdogs (its directory is on sys.path: it is this script's): the same
-# lifetime, ending with the parent's pipe or the parent itself.
-from scripted_server import watch_parent, watch_stdin
+# lifetime, ending with the parent's pipe or the parent itself. No bytecode cache: a
+# __pycache__ next to the tests' sources is a file SwiftPM warns it does not handle.
+sys.dont_write_bytecode = True
+from scripted_server import watch_parent, watch_stdin  # noqa: E402
 
 HOLD_LIMIT = 60.0  # seconds: the longest any handler holds a connection
 
