@@ -96,10 +96,12 @@ final class CurlExchange: @unchecked Sendable {
         var line = bytes[...]
         while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
         if line.starts(with: "HTTP/".utf8) {
-            // A new response (after a 1xx): only the final one's fields are kept.
+            // A new response (after a 1xx, or a proxy's answer to CONNECT): only the final
+            // one's fields are kept, and only the end of its head counts.
             status = Self.statusCode(line) ?? 0
             headers = HTTPHeaders()
             contentLength = nil
+            headEnded = false
             headerBytes = bytes.count
             return true
         }
