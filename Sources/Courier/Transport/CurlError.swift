@@ -22,7 +22,8 @@ extension NetworkError {
     ///
     /// Refused, unresolvable or unreachable → `noConnection`; the connection lost mid-exchange
     /// (a reset, a failed send or receive) → `noConnection` too, as URLSession's
-    /// `networkConnectionLost`; timeouts → `timeout`; TLS failures and pin mismatches →
+    /// `networkConnectionLost` (once part of the response has arrived, the event loop answers
+    /// `malformedResponse` instead: the answer broke off); timeouts → `timeout`; TLS failures and pin mismatches →
     /// `securityError`; a response that broke HTTP's framing → `malformedResponse`; the rest →
     /// `unknown`. The ``CurlError`` is kept as the cause (in the message, for `securityError`).
     init(curl error: CurlError) {

@@ -145,9 +145,22 @@ final class CurlEventLoop: @unchecked Sendable {
 
     /// The answer for a transfer that ended with `code`.
     private func outcome(_ code: CURLcode, _ exchange: CurlExchange, _ handle: CurlEasyHandle) -> Result<HTTPResponse, NetworkError> {
-        if code == CURLE_OK { return .success(exchange.response()) }
+        if code == CURLE_OK {
+            // libcurl ends a transfer whose connection closed before the head's empty line as
+            // if the response were whole: a status line alone would answer 200, empty.
+            guard exchange.headEnded else {
+                return .failure(.malformedResponse("the connection closed before the end of the response head", underlying: nil))
+            }
+            return .success(exchange.response())
+        }
         if let failure = exchange.failure { return .failure(failure) }
         let error = CurlError(code: Int(code.rawValue), message: Self.message(code, handle))
+        if exchange.responseBegan, code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR {
+            // Part of the response had arrived: the server was reached and its answer broke
+            // off (a reset mid-body, or a framing error libcurl reports as a receive error,
+            // such as a chunk size that is not hex).
+            return .failure(.malformedResponse(error.message, underlying: error))
+        }
         if let seen = handle.pinMismatch {
             let host = URL(string: Self.effectiveURL(handle.easy) ?? "")?.host ?? "the server"
             let keys = seen.map(CertificatePinner.describe).joined(separator: ", ")

@@ -28,6 +28,12 @@ final class CurlExchange: @unchecked Sendable {
     private(set) var status = 0
     private(set) var headers = HTTPHeaders()
     private(set) var body = Data()
+    /// Whether any of the response has arrived (a line of its head): a connection that breaks
+    /// after that broke a response, not the way to the server.
+    private(set) var responseBegan = false
+    /// Whether the final response's head ended (its empty line arrived). libcurl reports a
+    /// connection closed in the middle of the head as success, with what it had read.
+    private(set) var headEnded = false
     private var headerBytes = 0
     private var contentLength: Substring?
     /// Why a callback stopped the transfer; takes precedence over libcurl's code.
@@ -83,6 +89,7 @@ final class CurlExchange: @unchecked Sendable {
     /// stop the transfer, with ``failure`` set. Reads the bytes in place, with integer indices:
     /// every response's every line passes here, on the one thread all transfers share.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        responseBegan = true
         headerBytes += line.count
         if headerBytes > maxHeaderBytes {
             failure = .malformedResponse("the response head is over \(maxHeaderBytes) bytes", underlying: nil)
@@ -91,15 +98,19 @@ final class CurlExchange: @unchecked Sendable {
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         if end >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F { // "HTTP/"
-            // A new response (after a 1xx): only the final one's fields are kept.
+            // A new response (after a 1xx, or a proxy's answer to CONNECT): only the final
+            // one's fields are kept, and only the end of its head counts.
             status = Self.statusCode(line, end: end) ?? 0
             headers = HTTPHeaders(reservingCapacity: 16)
             contentLength = nil
+            headEnded = false
             headerBytes = line.count
             return true
         }
         if end == 0 {
-            return status < 200 || acceptHead()
+            if status < 200 { return true }
+            headEnded = acceptHead()
+            return headEnded
         }
         if line[0] == 0x20 || line[0] == 0x09 {
             // An obsolete line folding (RFC 9112 §5.2): part of the previous field's value.

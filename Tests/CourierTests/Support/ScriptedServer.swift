@@ -169,14 +169,9 @@ struct IdempotencyRecord: Sendable, Decodable, Equatable {
     let seen: Int
 }
 
-/// Errors thrown by ``ScriptedServer``.
+/// Errors thrown by ``ScriptedServer``'s control API (starting it throws
+/// ``ServerProcessError``).
 enum ScriptedServerError: Error, CustomStringConvertible {
-    /// `scripted_server.py` is not next to `ScriptedServer.swift`.
-    case scriptNotFound(String)
-    /// The server process exited or printed something unexpected before announcing its port.
-    case startupFailed(String)
-    /// The server did not print its `PORT` line in time.
-    case startupTimedOut(seconds: Double)
     /// A control request got an unexpected status.
     case controlFailed(endpoint: String, status: Int, body: String)
     /// A `wait` control request timed out on the server.
@@ -184,12 +179,6 @@ enum ScriptedServerError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .scriptNotFound(let path):
-            return "ScriptedServer: script not found at \(path)"
-        case .startupFailed(let reason):
-            return "ScriptedServer: server failed to start: \(reason)"
-        case .startupTimedOut(let seconds):
-            return "ScriptedServer: server did not print its PORT line within \(seconds) s"
         case .controlFailed(let endpoint, let status, let body):
             return "ScriptedServer: control \(endpoint) answered \(status): \(body)"
         case .timedOut(let what):
@@ -202,44 +191,24 @@ enum ScriptedServerError: Error, CustomStringConvertible {
 
 /// Drives `scripted_server.py`, a Python HTTP/1.1 test server with scriptable responses.
 ///
-/// Each instance owns one server process on an ephemeral port of 127.0.0.1.
-/// The process dies with us: its stdin is a pipe we keep open (the server exits on
-/// EOF), and it also exits if it gets reparented.
+/// Each instance owns one server process on an ephemeral port of 127.0.0.1, which dies with us
+/// (see ``PythonServerProcess``).
 ///
-/// Thread safety: every stored property is a `let`. The only mutable state is the
-/// "stopped" flag, a `Locked<Bool>`.
+/// Thread safety: every stored property is a `let` of a `Sendable` type.
 final class ScriptedServer: Sendable {
+    /// The server process.
+    private let server: PythonServerProcess
+    /// Ephemeral session used only for control requests.
+    private let session: URLSession
+
     /// The port the server listens on (127.0.0.1).
-    let port: Int
+    var port: Int { server.port }
 
     /// `http://127.0.0.1:<port>`.
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    /// The server process. Only `isRunning`, `terminate()` and `processIdentifier`
-    /// are used after launch, all of which are safe to call from any thread.
-    private let process: Process
-    /// The server's stdin; we hold the write end open until `stop()`.
-    private let stdinPipe: Pipe
-    /// The server's stdout; kept referenced so the server never writes to a closed pipe.
-    private let stdoutPipe: Pipe
-    /// Ephemeral session used only for control requests.
-    private let session: URLSession
-    /// Makes `stop()` idempotent.
-    private let stopped = Locked(false)
-
-    /// The server script, found next to this source file.
-    static var scriptPath: String {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()
-            .appendingPathComponent("scripted_server.py")
-            .path
-    }
-
-    private init(port: Int, process: Process, stdinPipe: Pipe, stdoutPipe: Pipe) {
-        self.port = port
-        self.process = process
-        self.stdinPipe = stdinPipe
-        self.stdoutPipe = stdoutPipe
+    private init(server: PythonServerProcess) {
+        self.server = server
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 60
         self.session = URLSession(configuration: configuration)
@@ -249,62 +218,29 @@ final class ScriptedServer: Sendable {
         stop()
     }
 
-    /// Launches a fresh server and waits (up to 10 s) for it to announce its port.
-    ///
-    /// Uses `python3` from `PATH`, or the interpreter named by `$SCRIPTED_SERVER_PYTHON`.
+    /// Launches a fresh server and waits for it to announce its port.
     static func start() async throws -> ScriptedServer {
-        let script = scriptPath
-        guard FileManager.default.fileExists(atPath: script) else {
-            throw ScriptedServerError.scriptNotFound(script)
-        }
-        let python = ProcessInfo.processInfo.environment["SCRIPTED_SERVER_PYTHON"] ?? "python3"
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, "-u", script]
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        // stderr is inherited, so a Python traceback shows up in the test log.
-        try process.run()
-
-        do {
-            let port = try await readPort(from: stdoutPipe.fileHandleForReading, process: process, timeout: 30)
-            return ScriptedServer(port: port, process: process, stdinPipe: stdinPipe, stdoutPipe: stdoutPipe)
-        } catch {
-            if process.isRunning { process.terminate() }
-            try? stdinPipe.fileHandleForWriting.close()
-            throw error
-        }
+        ScriptedServer(server: try await PythonServerProcess.start(script: "scripted_server.py"))
     }
 
     /// Stops the server process. Idempotent; also called from `deinit`.
     ///
     /// Does not wait for the process to exit; it normally is gone within milliseconds.
     func stop() {
-        let first = stopped.withLock { stopped in
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
         // Cancel, never invalidate: a control call a test left behind would trap on an
         // invalidated session ("Session invalidated"); on a stopped server it just fails.
         session.getAllTasks { tasks in tasks.forEach { $0.cancel() } }
-        // Closing stdin alone makes the server exit (its stdin watchdog sees EOF);
-        // SIGTERM is a second, faster path.
-        try? stdinPipe.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
+        server.stop()
     }
 
     /// Stops the server and waits until its process has exited (its port is closed).
     func stopAndWait() {
         stop()
-        process.waitUntilExit()
+        server.stopAndWait()
     }
 
     /// Whether the server process is still alive.
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { server.isRunning }
 
     // MARK: Control API
 
@@ -430,47 +366,6 @@ final class ScriptedServer: Sendable {
         }
         return (data, status)
     }
-
-    // MARK: Startup
-
-    /// Reads the `PORT <n>` line from the server's stdout.
-    ///
-    /// The blocking read runs on a dedicated thread (never on the cooperative pool).
-    /// On timeout the process is terminated, which also unblocks that read via EOF.
-    private static func readPort(from handle: FileHandle, process: Process, timeout: Double) async throws -> Int {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
-            let once = ResumeOnce(continuation)
-
-            let reader = Thread {
-                var line = Data()
-                while !line.contains(UInt8(ascii: "\n")) {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }  // EOF: the process exited
-                    line.append(chunk)
-                }
-                let text = String(decoding: line, as: UTF8.self)
-                let firstLine = text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
-                let parts = firstLine.split(separator: " ")
-                if parts.count == 2, parts[0] == "PORT", let port = Int(parts[1]), port > 0 {
-                    once.resume(with: .success(port))
-                } else if text.isEmpty {
-                    once.resume(with: .failure(ScriptedServerError.startupFailed(
-                        "process exited before printing its port (is python3 on PATH?)")))
-                } else {
-                    once.resume(with: .failure(ScriptedServerError.startupFailed(
-                        "unexpected first line \(String(firstLine).debugDescription)")))
-                }
-            }
-            reader.name = "ScriptedServer.readPort"
-            reader.start()
-
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                if once.resume(with: .failure(ScriptedServerError.startupTimedOut(seconds: timeout))) {
-                    process.terminate()
-                }
-            }
-        }
-    }
 }
 
 /// Runs `body` with a fresh server and always stops it, even when `body` throws.
@@ -483,27 +378,5 @@ func withScriptedServer<T>(_ body: (ScriptedServer) async throws -> T) async thr
     } catch {
         server.stop()
         throw error
-    }
-}
-
-// MARK: - Synchronization helpers
-
-/// Resumes a continuation at most once, whichever of several racers gets there first.
-private final class ResumeOnce: Sendable {
-    private let continuation: Locked<CheckedContinuation<Int, any Error>?>
-
-    init(_ continuation: CheckedContinuation<Int, any Error>) {
-        self.continuation = Locked(continuation)
-    }
-
-    /// Returns `true` if this call won the race (and delivered `result`).
-    @discardableResult
-    func resume(with result: Result<Int, any Error>) -> Bool {
-        let winner = continuation.withLock { continuation in
-            defer { continuation = nil }
-            return continuation
-        }
-        winner?.resume(with: result)
-        return winner != nil
     }
 }
