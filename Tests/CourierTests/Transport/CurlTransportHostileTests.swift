@@ -130,8 +130,11 @@ import Testing
             let error = await failingGet("/slowloris", on: server, timeout: .seconds(1))
             let elapsed = clock.now - start
             expectTimeout(error)
-            #expect(elapsed >= .milliseconds(500))
-            #expect(elapsed < .seconds(3))
+            #expect(elapsed >= .seconds(1))
+            // The timeout, not the server, ended it (the dribble never ends); wide, because with
+            // the whole suite beside it (and under ThreadSanitizer) the answer's task waited
+            // seconds for a thread of the cooperative pool.
+            #expect(elapsed < .seconds(20))
             try await expectStillServes(server)
         }
     }
@@ -144,7 +147,8 @@ import Testing
             let error = await failingGet("/never-answer", on: server, timeout: .seconds(1))
             let elapsed = clock.now - start
             expectTimeout(error)
-            #expect(elapsed < .seconds(3))
+            #expect(elapsed >= .seconds(1))
+            #expect(elapsed < .seconds(20))   // wide, as above
             try await expectStillServes(server)
         }
     }
