@@ -65,15 +65,26 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
     }
 
     /// Whether `host` names this machine: `localhost`, an IPv4 address in 127.0.0.0/8, or `::1`.
+    /// One pass over the bytes: every plain-HTTP request to a loopback service passes here.
     static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased()
-        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
-        // A dotted IPv4 literal: four decimal octets, digits only, no leading zeros.
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        let isIPv4 = octets.count == 4 && octets.allSatisfy { octet in
-            (1...3).contains(octet.count) && octet.utf8.allSatisfy { (48...57).contains($0) }
-                && (octet.count == 1 || octet.first != "0") && Int(octet)! <= 255
+        if HTTPSyntax.equalsIgnoringASCIICase(host, "localhost") || host == "::1" || host == "[::1]" { return true }
+        // A dotted IPv4 literal: four decimal octets, digits only, no leading zeros, the first 127.
+        var octets = 0, digits = 0, value = 0, first = -1
+        var leadingZero = false
+        for byte in host.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return false }
+                if octets == 0 { first = value }
+                octets += 1
+                (digits, value, leadingZero) = (0, 0, false)
+                continue
+            }
+            guard byte >= 0x30, byte <= 0x39, digits < 3, !leadingZero else { return false }
+            if digits == 0 && byte == 0x30 { leadingZero = true }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+            guard value <= 255 else { return false }
         }
-        return isIPv4 && octets[0] == "127"
+        return octets == 3 && digits > 0 && first == 127
     }
 }
