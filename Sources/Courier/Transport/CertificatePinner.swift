@@ -147,15 +147,15 @@ public struct CertificatePinner: Sendable, Equatable {
         }
         var digests: [Data] = []
         for pin in pins {
-            var encoded = Substring(pin)
-            if encoded.hasPrefix("sha256//") {
-                encoded = encoded.dropFirst(8)
-            } else if encoded.hasPrefix("sha256/") {
-                encoded = encoded.dropFirst(7)
-            } else {
+            guard pin.hasPrefix("sha256/") else {
                 throw .invalidRequest("certificate pin \(HTTPSyntax.quotedForMessage(pin)) does not start with sha256/")
             }
-            guard let digest = Data(base64Encoded: String(encoded)), digest.count == 32 else {
+            // `sha256//…` may be libcurl's spelling or OkHttp's of a digest whose base64 starts
+            // with `/`: whichever reading is 32 bytes is the pin.
+            let encoded = pin.dropFirst(7)
+            guard let digest = [encoded, encoded.hasPrefix("/") ? encoded.dropFirst() : nil]
+                .compactMap({ $0.flatMap { Data(base64Encoded: String($0)) } })
+                .first(where: { $0.count == 32 }) else {
                 throw .invalidRequest("certificate pin \(HTTPSyntax.quotedForMessage(pin)) is not the base64 of a 32-byte SHA-256 digest")
             }
             digests.append(digest)

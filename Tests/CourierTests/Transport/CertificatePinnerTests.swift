@@ -41,6 +41,18 @@ import Testing
         #expect(CertificatePinner.describe(Self.digestA) == Self.pin(Self.digestA))
     }
 
+    /// A digest whose base64 starts with `/` reads `sha256//…` in OkHttp's spelling too: CI met
+    /// one in a key made at test time and refused it as malformed.
+    @Test("a digest whose base64 starts with a slash is taken in both spellings")
+    func digestStartingWithASlash() throws {
+        let digest = Data([0xFF] + [UInt8](repeating: 7, count: 31))
+        let encoded = digest.base64EncodedString()
+        #expect(encoded.hasPrefix("/"))
+        let pinner = try CertificatePinner(["a.example.com": ["sha256/" + encoded], "b.example.com": ["sha256//" + encoded]])
+        #expect(pinner.pins(for: "a.example.com") == [digest])
+        #expect(pinner.pins(for: "b.example.com") == [digest])
+    }
+
     @Test("malformed pins are refused", arguments: [
         "",
         "sha256/",
