@@ -8,20 +8,22 @@ import Foundation
 ///   ``NetworkError/securityError(_:)`` before a byte is sent.
 /// - Redirects from HTTPS to HTTP are refused where Courier follows redirects (its
 ///   `RedirectRule`, the same over every transport).
-/// - Responses: a warning through the request's logger when `X-Content-Type-Options` or
-///   `X-Frame-Options` is missing.
+/// - Responses, when ``warnsOnMissingSecurityHeaders`` is on: a warning through the request's
+///   logger when `X-Content-Type-Options` or `X-Frame-Options` is missing.
 public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
     /// Hosts that may be reached over plain HTTP besides loopback (e.g. a sidecar), compared
     /// case-insensitively. Default none.
     public var insecureHostsAllowed: Set<String>
-    /// Whether to warn about missing security headers. Default `true`.
+    /// Whether to warn about missing security headers. Default `false`: they are browser
+    /// headers, which most API responses rightly lack; turn it on to audit a service that
+    /// also serves browsers.
     public var warnsOnMissingSecurityHeaders: Bool
 
     /// The headers whose absence is reported.
     public static let expectedResponseHeaders = ["X-Content-Type-Options", "X-Frame-Options"]
 
     /// Creates a guard; by default only loopback may use plain HTTP.
-    public init(insecureHostsAllowed: Set<String> = [], warnsOnMissingSecurityHeaders: Bool = true) {
+    public init(insecureHostsAllowed: Set<String> = [], warnsOnMissingSecurityHeaders: Bool = false) {
         self.insecureHostsAllowed = insecureHostsAllowed
         self.warnsOnMissingSecurityHeaders = warnsOnMissingSecurityHeaders
     }

@@ -107,7 +107,7 @@ import Testing
     func warnsOnMissingHeaders() {
         let logger = CapturingLogger()
         let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
-        let returned = SecurityGuard().intercept(
+        let returned = SecurityGuard(warnsOnMissingSecurityHeaders: true).intercept(
             response, to: makeTestRequest("https://example.com/a"), context: testContext(id: 7, logger: logger))
         #expect(returned.status == 200)
         #expect(returned.headers == response.headers)
@@ -122,7 +122,7 @@ import Testing
     @Test("a response lacking one security header names only that one")
     func warnsOnOneMissingHeader() {
         let logger = CapturingLogger()
-        let guardian = SecurityGuard()
+        let guardian = SecurityGuard(warnsOnMissingSecurityHeaders: true)
         _ = guardian.intercept(
             HTTPResponse(status: 200, headers: ["x-frame-options": "DENY"]),
             to: makeTestRequest("https://example.com/a"), context: testContext(id: 1, logger: logger))
@@ -143,26 +143,26 @@ import Testing
     func silentWhenHeadersPresent() {
         let logger = CapturingLogger()
         let response = HTTPResponse(status: 200, headers: ["X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"])
-        let returned = SecurityGuard().intercept(response, to: makeTestRequest("https://example.com"), context: testContext(logger: logger))
+        let returned = SecurityGuard(warnsOnMissingSecurityHeaders: true).intercept(response, to: makeTestRequest("https://example.com"), context: testContext(logger: logger))
         #expect(returned.headers == response.headers)
         #expect(logger.lines.isEmpty)
     }
 
-    @Test("no logger, warnings off, or a logger above warning level: nothing is logged and the response is unchanged")
+    @Test("no logger, warnings off (the default), or a logger above warning level: nothing is logged and the response is unchanged")
     func silentWithoutLogger() {
         let response = HTTPResponse(status: 200, headers: ["A": "1"], body: Data("x".utf8))
         let request = makeTestRequest("https://example.com")
-        let returned = SecurityGuard().intercept(response, to: request, context: testContext(logger: nil))
+        let returned = SecurityGuard(warnsOnMissingSecurityHeaders: true).intercept(response, to: request, context: testContext(logger: nil))
         #expect(returned.status == 200)
         #expect(returned.headers == response.headers)
         #expect(returned.body == response.body)
 
         let logger = CapturingLogger()
-        _ = SecurityGuard(warnsOnMissingSecurityHeaders: false).intercept(response, to: request, context: testContext(logger: logger))
+        _ = SecurityGuard().intercept(response, to: request, context: testContext(logger: logger))
         #expect(logger.lines.isEmpty)
 
         let errorsOnly = CapturingLogger(minimumLevel: .error)
-        _ = SecurityGuard().intercept(response, to: request, context: testContext(logger: errorsOnly))
+        _ = SecurityGuard(warnsOnMissingSecurityHeaders: true).intercept(response, to: request, context: testContext(logger: errorsOnly))
         #expect(errorsOnly.lines.isEmpty)
     }
 

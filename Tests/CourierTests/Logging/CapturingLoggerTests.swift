@@ -27,6 +27,7 @@ import Testing
         let api = client(URL(string: "https://api.test")!, transport: transport) {
             $0.auth = AuthInterceptor { "secret-token" }
             $0.logging = .init(logger: logger, detail: .standard)
+            $0.security = SecurityGuard(warnsOnMissingSecurityHeaders: true)
         }
         _ = try await api.send(Endpoint<User>(path: "users/1"))
         await api.shutdown()
@@ -40,6 +41,7 @@ import Testing
         let logger = CapturingLogger()
         let api = client(URL(string: "https://api.test")!, transport: InMemoryTransport(always: HTTPResponse(status: 204))) {
             $0.logging = .init(logger: logger, detail: .off)
+            $0.security = SecurityGuard(warnsOnMissingSecurityHeaders: true)
         }
         _ = try await api.data(for: Endpoint<EmptyResponse>(path: "ping"))
         await api.shutdown()
