@@ -12,8 +12,13 @@ public struct Tokens: Sendable, Equatable, Codable, CustomStringConvertible {
     /// When the access token stops being accepted, if known.
     public var expiresAt: Date?
 
-    /// Tokens with a known (or no) expiry.
-    public init(accessToken: String, refreshToken: String?, expiresAt: Date?) {
+    /// Tokens with a known expiry, or none (`nil`, the default: an opaque token that is used
+    /// until the server answers 401, then refreshed once).
+    ///
+    /// ```swift
+    /// try await client.signIn(Tokens(accessToken: answer.token, refreshToken: answer.refresh))
+    /// ```
+    public init(accessToken: String, refreshToken: String? = nil, expiresAt: Date? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresAt = expiresAt
@@ -29,8 +34,8 @@ public struct Tokens: Sendable, Equatable, Codable, CustomStringConvertible {
     }
 
     /// Tokens for an opaque access token that expires `expiresIn` seconds after `now` (the
-    /// `expires_in` of an OAuth token response).
-    public init(accessToken: String, refreshToken: String?, expiresIn: TimeInterval, now: Date) {
+    /// `expires_in` of an OAuth token response); `now` defaults to the current date.
+    public init(accessToken: String, refreshToken: String? = nil, expiresIn: TimeInterval, now: Date = Date()) {
         self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: now.addingTimeInterval(expiresIn))
     }
 

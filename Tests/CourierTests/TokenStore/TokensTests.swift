@@ -38,6 +38,17 @@ func makeJWT(_ payload: String) -> String {
         #expect(Tokens(accessToken: "a", refreshToken: nil, expiresIn: 3600, now: now).expiresAt == Date(timeIntervalSince1970: 4600))
     }
 
+    @Test("an opaque token needs nothing but itself: no refresh token and no expiry by default, expires_in from now")
+    func opaqueTokens() {
+        let plain = Tokens(accessToken: "opaque")
+        #expect(plain.refreshToken == nil)
+        #expect(plain.expiresAt == nil)
+        let before = Date()
+        let expiring = Tokens(accessToken: "opaque", expiresIn: 60)
+        let expiry = try? #require(expiring.expiresAt)
+        #expect(expiry.map { $0 >= before.addingTimeInterval(60) && $0 <= Date().addingTimeInterval(60) } == true)
+    }
+
     @Test("printing tokens shows no token")
     func descriptionHidesTokens() {
         let tokens = Tokens(accessToken: "secret-access", refreshToken: "secret-refresh", expiresAt: nil)
