@@ -134,6 +134,18 @@ public final class APIClient: Sendable {
         }
     }
 
+    /// The URL `endpoint` will be sent to, built as ``send(_:)`` builds it (base URL, version,
+    /// percent-encoded segments, query), without sending anything: to log it, test it, or show
+    /// it. Throws ``NetworkError/invalidURL(_:)`` for what `send` would refuse.
+    ///
+    /// ```swift
+    /// try client.url(for: Endpoint<User>(path: "users/42", version: .v1))  // https://api.example.com/v1/users/42
+    /// ```
+    public func url<Value>(for endpoint: Endpoint<Value>) throws(NetworkError) -> URL {
+        if let invalidBase { throw invalidBase }
+        return try base!.url(for: endpoint.untyped)
+    }
+
     /// Sends `endpoint` and returns the raw final response (status, headers, body), undecoded:
     /// a 2xx, or a 3xx that was not followed (a 304, or any redirect when the policy does not
     /// follow it). Other statuses throw, as for ``send(_:)``.

@@ -71,6 +71,20 @@ import Testing
         await api.shutdown()
     }
 
+    @Test("url(for:) previews the URL send uses, and refuses what send refuses, sending nothing")
+    func urlPreview() async throws {
+        let transport = ScriptedTransport(fallback: .json(#"{"id":1,"name":"A"}"#))
+        let api = client(URL(string: "https://api.test/base")!, transport: transport)
+        let endpoint = Endpoint<User>(path: "users/a b", query: [URLQueryItem(name: "q", value: "x+y")], version: .v1)
+        let preview = try api.url(for: endpoint)
+        #expect(preview.absoluteString == "https://api.test/base/v1/users/a%20b?q=x%2By")
+        #expect(transport.requests.isEmpty)
+        _ = try await api.send(endpoint)
+        #expect(transport.requests.map(\.url) == [preview])
+        #expect(throws: NetworkError.self) { try api.url(for: Endpoint<User>(path: "../admin")) }
+        await api.shutdown()
+    }
+
     @Test("snake case and ISO8601 coding")
     func snakeCaseAndISO8601Coding() async throws {
         struct Event: Codable, Sendable, Equatable { let eventName: String; let startsAt: Date }
