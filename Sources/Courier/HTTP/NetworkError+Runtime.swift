@@ -12,6 +12,18 @@ extension NetworkError {
     }
 }
 
+extension NetworkError {
+    /// What a user's interceptor threw, in the error model: a `NetworkError` as it is, a
+    /// `CancellationError` as `cancelled`, anything else `unknown` with it as the cause.
+    init(thrownByInterceptor error: any Error) {
+        switch error {
+        case let error as NetworkError: self = error
+        case is CancellationError: self = .cancelled
+        default: self = .unknown(underlying: error)
+        }
+    }
+}
+
 extension Mailbox {
     /// An ask whose failure is a ``NetworkError``: what the component answered, or the runtime's
     /// error mapped by ``NetworkError/init(answer:)``. What component handles use towards users.

@@ -150,7 +150,13 @@ struct RequestExecution: Sendable {
             var response: HTTPResponse?
             if let context {
                 for interceptor in configuration.requestInterceptors {
-                    switch try await interceptor.intercept(request, context: context) {
+                    let interception: RequestInterception
+                    do {
+                        interception = try await interceptor.intercept(request, context: context)
+                    } catch {
+                        throw NetworkError(thrownByInterceptor: error)
+                    }
+                    switch interception {
                     case .proceed(let changed): request = changed
                     case .respond(let answer): response = answer
                     }
@@ -171,7 +177,11 @@ struct RequestExecution: Sendable {
                 configuration.logging?.log(final, to: request, context: context)
                 configuration.security?.inspect(final, to: request, context: context)
                 for interceptor in configuration.responseInterceptors {
-                    final = try await interceptor.intercept(final, to: request, context: context)
+                    do {
+                        final = try await interceptor.intercept(final, to: request, context: context)
+                    } catch {
+                        throw NetworkError(thrownByInterceptor: error)
+                    }
                 }
             }
             // The request is moved out, not copied (a copy and a destroy of its fields).

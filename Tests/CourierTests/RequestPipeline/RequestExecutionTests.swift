@@ -126,4 +126,48 @@ import Testing
         #expect(transport.requests(to: "/orders").count == 2)
         await api.shutdown()
     }
+
+    @Test("interceptors written the obvious way (async throws) run, and what they throw arrives in the error model")
+    func interceptorsThatThrowAnyError() async throws {
+        struct Unreadable: Error {}
+        struct TenantHeader: RequestInterceptor {
+            let tenant: @Sendable () async throws -> String
+            func intercept(_ request: HTTPRequest, context: RequestContext) async throws -> RequestInterception {
+                var request = request
+                request.headers["X-Tenant"] = try await tenant()
+                return .proceed(request)
+            }
+        }
+        struct RejectTeapots: ResponseInterceptor {
+            func intercept(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+                if response.status == 418 { throw Unreadable() }
+                return response
+            }
+        }
+        let transport = ScriptedTransport(fallback: .status(204))
+        transport.script("/teapot", [.status(418)])
+        func api(_ tenant: @escaping @Sendable () async throws -> String) -> APIClient {
+            client(URL(string: "https://api.test")!, transport: transport, retryPolicy: .never) {
+                $0.requestInterceptors = [TenantHeader(tenant: tenant)]
+                $0.responseInterceptors = [RejectTeapots()]
+            }
+        }
+        let working = api { "acme" }
+        _ = try await working.data(for: Endpoint<EmptyResponse>(path: "ok"))
+        #expect(transport.requests(to: "/ok").first?.headers["X-Tenant"] == "acme")
+        let teapot = await #expect(throws: NetworkError.self) { try await working.data(for: Endpoint<EmptyResponse>(path: "teapot")) }
+        guard case .unknown(let cause)? = teapot else { Issue.record("got \(String(describing: teapot))"); return }
+        #expect(cause is Unreadable)
+        await working.shutdown()
+
+        let failing = api { throw NetworkError.unauthorized(nil) }
+        let refused = await #expect(throws: NetworkError.self) { try await failing.data(for: Endpoint<EmptyResponse>(path: "ok")) }
+        guard case .unauthorized(nil)? = refused else { Issue.record("got \(String(describing: refused))"); return }
+        let cancelled = api { throw CancellationError() }
+        let stopped = await #expect(throws: NetworkError.self) { try await cancelled.data(for: Endpoint<EmptyResponse>(path: "ok")) }
+        guard case .cancelled? = stopped else { Issue.record("got \(String(describing: stopped))"); return }
+        #expect(transport.requests(to: "/ok").count == 1)   // neither failing interceptor let a request out
+        await failing.shutdown()
+        await cancelled.shutdown()
+    }
 }
