@@ -4,8 +4,9 @@ import Foundation
 ///
 ///     let user = try await client.send(Endpoint<User>(path: "users/42", version: .v1))
 ///
-/// `Response` is what the body decodes to; use ``EmptyResponse`` when there is no body to read.
-public struct Endpoint<Response: Decodable & Sendable>: Sendable {
+/// `Value` is what the body decodes to (the `value` of the ``Response`` that `send` returns);
+/// use ``EmptyResponse`` when there is no body to read.
+public struct Endpoint<Value: Decodable & Sendable>: Sendable {
     /// The fields, in a value that is not generic (what the client sends from).
     @usableFromInline
     var untyped: UntypedEndpoint
