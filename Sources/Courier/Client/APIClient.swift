@@ -215,6 +215,9 @@ public final class APIClient: Sendable {
                 throw NetworkError(answer: error)
             }
         }
+        // Without a cache nothing is ever stored: `cacheOnly` has nothing to answer with (every
+        // other policy asks the network, as documented on `RequestOptions.cachePolicy`).
+        if cache == nil, options.cachePolicy == .cacheOnly { throw .notCached }
         var request = consume request
         // A request with its own Authorization is not queueable: that header is never stored.
         let queueable = options.offline == .queueWhenOffline && Self.unsafeMethods.contains(request.method)

@@ -13,7 +13,10 @@ public struct RequestOptions: Sendable {
     /// refresh, health) go without whatever this says.
     public var requiresAuth: Bool
     /// Where a GET's answer may come from, when the client has a cache.
-    /// Default: the client's ``APIClient/Configuration/Caching/policy`` (`cacheFirst`).
+    /// Default: the client's ``APIClient/Configuration/Caching/policy`` (`cacheFirst`). On a
+    /// client without ``APIClient/Configuration/caching`` nothing is stored: every policy asks
+    /// the network, except ``CachePolicy/cacheOnly``, which fails with
+    /// ``NetworkError/notCached``.
     public var cachePolicy: CachePolicy?
     /// How long a response without freshness information of its own stays fresh.
     /// Default: the client's ``APIClient/Configuration/Caching/ttl`` (`defaultTTL`).

@@ -85,6 +85,22 @@ import Testing
         await api.shutdown()
     }
 
+    @Test("without a cache, cacheOnly fails notCached without sending; other policies ask the network")
+    func cachePolicyWithoutCache() async throws {
+        let transport = ScriptedTransport(fallback: .json(#"{"id":1,"name":"A"}"#))
+        let api = client(URL(string: "https://api.test")!, transport: transport)
+        let error = await #expect(throws: NetworkError.self) {
+            try await api.send(Endpoint<User>(path: "users/1", options: RequestOptions(cachePolicy: .cacheOnly)))
+        }
+        guard case .notCached? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(transport.requests.isEmpty)
+        for policy in [CachePolicy.cacheFirst, .networkFirst, .networkOnly] {
+            _ = try await api.send(Endpoint<User>(path: "users/1", options: RequestOptions(cachePolicy: policy)))
+        }
+        #expect(transport.requests.count == 3)
+        await api.shutdown()
+    }
+
     @Test("snake case and ISO8601 coding")
     func snakeCaseAndISO8601Coding() async throws {
         struct Event: Codable, Sendable, Equatable { let eventName: String; let startsAt: Date }
