@@ -363,6 +363,12 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
                 return finishes.withLock { $0 += 1; return $0 } == 1 ? InjectedFailure(label: "coordinator") : nil
             }
         }
+        // Offline while the writes are stored, so that no drain (and no injected restart) runs
+        // under an enqueue: only the syncNow calls below drain. (Over the libcurl transport a
+        // drain started by the first enqueues reached the tenth settle, and restarted the queue,
+        // before the last enqueue was answered.)
+        api.reportConnectivity(.offline)
+        #expect(try await settledConnectivity(api) == .offline)
         for n in 0..<40 { _ = try await api.enqueue(noteWrite(n)) }
         var rounds = 0
         while api.pendingOfflineCount > 0, rounds < 20 {
