@@ -7,7 +7,9 @@ import Foundation
 /// ``makeReader`` for a fresh reader at the start of every attempt (and again if it must send
 /// the body from the start once more), then calls that reader on a thread of its own, never on
 /// Swift's cooperative pool, until it returns an empty `Data`. A reader may block briefly (a
-/// file read) but must not wait on a task.
+/// local file read) but must not wait on a task or on the network: ``CurlTransport`` calls it
+/// on its one event-loop thread, where a reader that blocks for long holds up every other
+/// exchange of that transport.
 ///
 /// ```swift
 /// request.bodyStream = try .file(URL(fileURLWithPath: "/var/backups/day.tar"))

@@ -89,7 +89,7 @@ public struct HTTPRequest: Sendable {
     /// - ``NetworkError/invalidRequest(_:)`` if the method is not an RFC 9110 token (a method
     ///   with a space or CR/LF would corrupt the request line), if ``timeout`` is zero or
     ///   negative, if ``maximumResponseSize`` is negative, if both ``body`` and ``bodyStream``
-    ///   are set, or if a header is invalid (see
+    ///   are set or a HEAD has either, or if a header is invalid (see
     ///   ``HTTPHeaders/validate()``).
     ///
     /// Messages never include the full URL or header values, which may carry credentials.
@@ -102,6 +102,9 @@ public struct HTTPRequest: Sendable {
         }
         if let timeout, timeout <= .zero {
             throw .invalidRequest("timeout must be positive, got \(timeout)")
+        }
+        if method == .head, body?.isEmpty == false || bodyStream != nil {
+            throw .invalidRequest("a HEAD request has no body")
         }
         if body != nil, bodyStream != nil {
             throw .invalidRequest("a request has either a body or a body stream, not both")

@@ -63,7 +63,9 @@ public struct CertificatePinner: Sendable, Equatable {
     /// host is not pinned.
     func pins(for host: String) -> [Data] {
         guard !entries.isEmpty else { return [] }
-        let host = host.lowercased()
+        // `api.example.com.` (fully qualified) is the same host as `api.example.com`.
+        var host = host.lowercased()
+        if host.hasSuffix(".") { host.removeLast() }
         var pins: [Data] = []
         for entry in entries where Self.matches(host, entry) {
             for pin in entry.pins where !pins.contains(pin) { pins.append(pin) }

@@ -72,12 +72,19 @@ final class CurlEasyHandle: @unchecked Sendable {
         set(CURLOPT_TIMEOUT_MS, (request.timeout ?? settings.exchangeTimeout).wholeMilliseconds)
         set(CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeout.wholeMilliseconds)
         set(CURLOPT_FOLLOWLOCATION, 0)
+        // A proxy's answer to CONNECT is not the response: its head would be taken for the
+        // start of one (and a refusal for a response cut short).
+        set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
 
         // The method and body. A body is sent as a POST's (from memory: copied by libcurl, so a
         // resend needs nothing from Courier; from a stream: read as it is sent), under the
         // request's method.
         let method = request.method.rawValue
-        if let body = request.body, !body.isEmpty {
+        if request.method == .head {
+            // First: a HEAD sent as a POST would wait for the body its answer only describes
+            // (`validate()` refuses a HEAD with a body anyway).
+            set(CURLOPT_NOBODY, 1)
+        } else if let body = request.body, !body.isEmpty {
             set(CURLOPT_POST, 1)
             _ = courier_easy_set_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             body.withUnsafeBytes { set(CURLOPT_COPYPOSTFIELDS, pointer: $0.baseAddress) }
@@ -90,8 +97,6 @@ final class CurlEasyHandle: @unchecked Sendable {
             _ = courier_easy_set_seek_function(easy, curlSeekCallback)
             set(CURLOPT_SEEKDATA, pointer: context)
             if method != "POST" { set(CURLOPT_CUSTOMREQUEST, method) }
-        } else if request.method == .head {
-            set(CURLOPT_NOBODY, 1)
         } else if request.body != nil || method == "POST" || method == "PUT" || method == "PATCH" {
             // An empty body, sent with `Content-Length: 0` (as servers expect of these methods).
             set(CURLOPT_POST, 1)

@@ -10,8 +10,11 @@ import Foundation
 /// thread) only when it sleeps. Answers go back through each exchange's continuation. Nothing
 /// here waits on a task, and no task waits on this thread except through a continuation.
 final class CurlEventLoop: @unchecked Sendable {
-    // Invariant: `multi` and `active` are used only on the loop's thread (and by `deinit`, after
-    // that thread has ended); `state` only under its lock.
+    // Invariant: `multi` and `attached` are used only on the loop's thread, and by `deinit`,
+    // which runs after that thread has ended (its closure holds the loop until `run` returns);
+    // `curl_multi_wakeup` may be called from any thread while the loop exists, which is why the
+    // multi handle is freed in `deinit` and not when the thread ends. `state` only under its
+    // lock.
     enum Command {
         case add(CurlEasyHandle)
         case cancel(CurlExchange)
@@ -19,8 +22,8 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private struct State {
         var commands: [Command] = []
-        /// Easy handles not in use, for reuse (connections and TLS sessions live in the multi
-        /// handle, so any handle reaches any connection).
+        /// Easy handles not in use, for reuse (connections live in the multi handle, so any
+        /// handle reaches any connection).
         var idle: [CurlEasyHandle] = []
         /// Whether the loop is in (or about to enter) `curl_multi_poll` with no command queued.
         var sleeping = false
@@ -155,10 +158,12 @@ final class CurlEventLoop: @unchecked Sendable {
         }
         if let failure = exchange.failure { return .failure(failure) }
         let error = CurlError(code: Int(code.rawValue), message: Self.message(code, handle))
-        if exchange.responseBegan, code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR {
+        let brokeOff = code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR || code == CURLE_OUT_OF_MEMORY
+        if brokeOff, exchange.responseBegan || (code == CURLE_OUT_OF_MEMORY && error.message.contains("header")) {
             // Part of the response had arrived: the server was reached and its answer broke
             // off (a reset mid-body, or a framing error libcurl reports as a receive error,
-            // such as a chunk size that is not hex).
+            // such as a chunk size that is not hex, or as out of memory: a header line over
+            // its 100 KB buffer).
             return .failure(.malformedResponse(error.message, underlying: error))
         }
         if let seen = handle.pinMismatch {
@@ -186,9 +191,8 @@ final class CurlEventLoop: @unchecked Sendable {
         state.withLock { $0.idle.append(handle) }
     }
 
-    /// Answers every transfer still queued or running with `cancelled`, then frees libcurl's
-    /// state: the multi handle first (it closes the connections, whose TLS set-up points into
-    /// the easy handles), then the easy handles.
+    /// Answers every transfer still queued or running with `cancelled` and takes it out of the
+    /// multi handle; `deinit` frees libcurl's state.
     private func shutDown() {
         let queued = state.withLock { state in
             defer { state.commands.removeAll() }
@@ -202,14 +206,14 @@ final class CurlEventLoop: @unchecked Sendable {
             handle.exchange?.answer(.failure(.cancelled))
             remove(handle)
         }
-        curl_multi_cleanup(multi)
-        state.withLock { $0.idle.removeAll() }
     }
 
-    /// The code's generic message, then libcurl's detail of this failure when it gave one
-    /// (which certificate problem, which host and port). The detail is the first one libcurl
-    /// wrote during the transfer, so the generic message stays first: it names the failure
-    /// the code stands for.
+    /// Frees the multi handle first (it closes the connections, whose TLS set-up points into
+    /// the easy handles), then the easy handles (the pool, released with `state`).
+    deinit {
+        curl_multi_cleanup(multi)
+    }
+
     private static func message(_ code: CURLcode, _ handle: CurlEasyHandle) -> String {
         let generic = String(cString: curl_easy_strerror(code))
         guard let detail = handle.failureDetail, detail != generic else { return generic }

@@ -85,26 +85,32 @@ final class CurlExchange: @unchecked Sendable {
     // MARK: libcurl's callbacks (the loop's thread)
 
     /// One line of the response head, CRLF included (libcurl calls once per line, for every
-    /// response: an informational 1xx one is followed by the final one). Returns `false` to
-    /// stop the transfer, with ``failure`` set. Reads the bytes in place, with integer indices:
-    /// every response's every line passes here, on the one thread all transfers share.
+    /// response: an informational 1xx one is followed by the final one; then for a chunked
+    /// body's trailer fields). Returns `false` to stop the transfer, with ``failure`` set. Reads
+    /// the bytes in place, with integer indices: every response's every line passes here, on
+    /// the one thread all transfers share.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         responseBegan = true
+        // Every head counts, the 1xx ones and the trailer included: a server that sends 100
+        // Continue without end is stopped like one that sends one huge head.
         headerBytes += line.count
         if headerBytes > maxHeaderBytes {
             failure = .malformedResponse("the response head is over \(maxHeaderBytes) bytes", underlying: nil)
             return false
         }
+        // Trailer fields (after a chunked body) are not header fields (RFC 9110 §6.5.1).
+        if headEnded { return true }
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         if end >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F { // "HTTP/"
-            // A new response (after a 1xx, or a proxy's answer to CONNECT): only the final
-            // one's fields are kept, and only the end of its head counts.
-            status = Self.statusCode(line, end: end) ?? 0
+            // A new response (after a 1xx): only the final one's fields are kept.
+            guard let code = Self.statusCode(line, end: end) else {
+                failure = .malformedResponse("the status line has no three-digit status code", underlying: nil)
+                return false
+            }
+            status = code
             headers = HTTPHeaders(reservingCapacity: 16)
             contentLength = nil
-            headEnded = false
-            headerBytes = line.count
             return true
         }
         if end == 0 {
@@ -202,7 +208,9 @@ final class CurlExchange: @unchecked Sendable {
     /// undone.
     func response() -> HTTPResponse {
         var headers = headers
-        if decodes, let encoding = headers["Content-Encoding"], !HTTPSyntax.equalsIgnoringASCIICase(encoding, "identity") {
+        // (A HEAD, 204 or 304 has no body that was decoded: its fields describe the resource.)
+        if decodes, !isHead, status != 204, status != 304,
+           let encoding = headers["Content-Encoding"], !HTTPSyntax.equalsIgnoringASCIICase(encoding, "identity") {
             headers.remove(name: "Content-Encoding")
             headers.remove(name: "Content-Length")
         }

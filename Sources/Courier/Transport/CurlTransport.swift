@@ -57,7 +57,9 @@ public final class CurlTransport: HTTPTransport {
         let loop = self.loop
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                if exchange.start(continuation), !loop.submit(.add(handle)) {
+                if !exchange.start(continuation) {
+                    loop.recycle(handle)   // cancelled before it started
+                } else if !loop.submit(.add(handle)) {
                     exchange.answer(.failure(.cancelled))
                     loop.recycle(handle)
                 }

@@ -101,8 +101,8 @@ final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecke
         completionHandler(nil)
     }
 
-    /// Server trust goes to the system's default handling (on Apple platforms; libcurl checks
-    /// certificates itself on Linux). Any other challenge (a 401 or 407
+    /// Server trust (Apple platforms) goes to the system's default handling, then, for a pinned
+    /// host, the chain is checked against the pins. Any other challenge (a 401 or 407
     /// with `WWW-Authenticate` or `Proxy-Authenticate`) is declined, so the exchange ends at once
     /// with that response, which FoundationNetworking has already received; left unanswered it
     /// would hang the task until a timeout.

@@ -29,6 +29,20 @@ import Testing
         try request.validate()
     }
 
+    @Test("a HEAD with a body, or a body and a body stream together, is refused")
+    func bodiesThatCannotBeSent() {
+        var head = HTTPRequest(method: .head, url: URL(string: "https://example.com/x")!, body: Data("x".utf8))
+        #expect(throws: NetworkError.self) { try head.validate() }
+        head.body = nil
+        head.bodyStream = .data(Data("x".utf8))
+        #expect(throws: NetworkError.self) { try head.validate() }
+        head.bodyStream = nil
+        #expect(throws: Never.self) { try head.validate() }
+        var both = HTTPRequest(method: .post, url: URL(string: "https://example.com/x")!, body: Data("x".utf8))
+        both.bodyStream = .data(Data("y".utf8))
+        #expect(throws: NetworkError.self) { try both.validate() }
+    }
+
     @Test("a known origin is used until the URL changes, then read from the new URL")
     func knownOriginFollowsTheURL() throws {
         var request = HTTPRequest(url: testURL("https://api.example.com/v1/users"))

@@ -304,6 +304,28 @@ def continue_(conn, query):
     return True
 
 
+def continue_flood(conn, query):
+    """100 Continue heads without end (until the client leaves): only a bound on the head,
+    counted over every interim response, stops it."""
+    for _ in range(40000):
+        conn.send(b"HTTP/1.1 100 Continue\r\n\r\n")
+    conn.send(OK)
+    return False
+
+
+def trailers(conn, query):
+    """A chunked body with trailer fields, which are not header fields."""
+    conn.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Trailer\r\n\r\n"
+              b"5\r\nhello\r\n0\r\nX-Trailer: yes\r\nSet-Cookie: t=1\r\n\r\n")
+    return True
+
+
+def long_header_line(conn, query):
+    """One header line of 200 KB: past libcurl's own per-line buffer (100 KB)."""
+    conn.send(b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * 200_000 + b"\r\nContent-Length: 2\r\n\r\nok")
+    return False
+
+
 def load(conn, query):
     index = int(query["i"][0])
     attempt = STATE.load_attempt(index)
@@ -347,6 +369,9 @@ HANDLERS = {
     "/reset": reset,
     "/set-cookie": set_cookie,
     "/continue": continue_,
+    "/continue-flood": continue_flood,
+    "/trailers": trailers,
+    "/long-header-line": long_header_line,
     "/load": load,
     "/await": await_event,
     "/stats": stats,

@@ -41,6 +41,13 @@ import Testing
         #expect(CertificatePinner.describe(Self.digestA) == Self.pin(Self.digestA))
     }
 
+    @Test("a fully qualified host (a trailing dot) has the pins of the host")
+    func trailingDot() throws {
+        let pinner = try CertificatePinner(["api.example.com": [Self.pin(Self.digestA)]])
+        #expect(pinner.pins(for: "api.example.com.") == [Self.digestA])
+        #expect(pinner.pins(for: "API.Example.COM.") == [Self.digestA])
+    }
+
     /// A digest whose base64 starts with `/` reads `sha256//…` in OkHttp's spelling too: CI met
     /// one in a key made at test time and refused it as malformed.
     @Test("a digest whose base64 starts with a slash is taken in both spellings")

@@ -205,6 +205,52 @@ import Testing
     // MARK: Helpers
 
     /// The error of a GET of `path` with `timeout`; records an issue if it was answered.
+    @Test("100 Continue without end is stopped by the head's bound, which counts every interim head")
+    func continueFlood() async throws {
+        try await withHostileServer { server in
+            let error = await failingGet("/continue-flood", on: server)
+            expectMalformed(error)
+            try await expectStillServes(server)
+        }
+    }
+
+    @Test("trailer fields of a chunked body are not taken for header fields")
+    func trailersAreNotHeaders() async throws {
+        try await withHostileServer { server in
+            let response = try await transport.send(HTTPRequest(url: server.url("/trailers"), timeout: .seconds(10)))
+            #expect(response.status == 200)
+            #expect(response.body == Data("hello".utf8))
+            #expect(response.headers["X-Trailer"] == nil)
+            #expect(response.headers["Set-Cookie"] == nil)
+            #expect(response.headers["Trailer"] == "X-Trailer")
+            try await expectStillServes(server)
+        }
+    }
+
+    @Test("a header line past libcurl's 100 KB line buffer is a malformed response")
+    func aHeaderLineTooLong() async throws {
+        try await withHostileServer { server in
+            let error = await failingGet("/long-header-line", on: server)
+            expectMalformed(error)
+            try await expectStillServes(server)
+        }
+    }
+
+    @Test("a proxy that refuses CONNECT is no connection, not a malformed response")
+    func aProxyRefusingConnect() async throws {
+        try await withHostileServer { server in
+            var configuration = CurlTransport.Configuration()
+            configuration.proxy = .url(server.url("/"))
+            let proxied = CurlTransport(configuration: configuration)
+            let error = await #expect(throws: NetworkError.self) {
+                try await proxied.send(HTTPRequest(url: URL(string: "https://courier.invalid/x")!, timeout: .seconds(10)))
+            }
+            guard case .noConnection(let cause)? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect((cause as? CurlError)?.message.contains("CONNECT") == true)
+            try await expectStillServes(server)
+        }
+    }
+
     private func failingGet(
         _ path: String, on server: HostileServer, timeout: Duration = .seconds(10),
         sourceLocation: SourceLocation = #_sourceLocation
