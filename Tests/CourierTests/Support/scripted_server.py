@@ -136,6 +136,8 @@ class State:
         self.idempotent = {}
         # key -> {"processed": int, "seen": int}.
         self.idempotency_counts = {}
+        # Requests with a key being processed now (between begin and finish_idempotent).
+        self.idempotent_in_flight = 0
         # The switchable listener: its Server while up (None while down or
         # never opened), its port once opened, the sockets of the connections
         # it accepted that are still open, and those of them cut by going down
@@ -156,6 +158,7 @@ class State:
             self.disconnects.clear()
             self.idempotent.clear()
             self.idempotency_counts.clear()
+            self.idempotent_in_flight = 0
             self.cond.notify_all()
 
     def set_script(self, path, method, responses):
@@ -231,6 +234,7 @@ class State:
             if current is None:
                 token = {"response": None}
                 self.idempotent[(route, key)] = token
+                self.idempotent_in_flight += 1
                 outcome = ("process", token)
             elif current["response"] is None:
                 outcome = ("conflict", None)
@@ -244,6 +248,8 @@ class State:
         """Remembers `response`, or forgets the key if nothing was sent or it
         was a 429 or 5xx (counted as not processed)."""
         with self.cond:
+            self.idempotent_in_flight = max(0, self.idempotent_in_flight - 1)
+            self.cond.notify_all()
             if self.idempotent.get((route, key)) is not token:
                 return  # reset meanwhile
             if response is None or response[0] == 429 or response[0] >= 500:
@@ -254,7 +260,10 @@ class State:
             counts["processed"] += 1
 
     def idempotency_view(self):
+        """The counts once no request with a key is being processed (a client has its
+        response before the handler counts it as processed), or after 10 s."""
         with self.cond:
+            self.cond.wait_for(lambda: self.idempotent_in_flight == 0, timeout=10)
             return {key: dict(counts) for key, counts in self.idempotency_counts.items()}
 
     # -- switchable listener ------------------------------------------------
