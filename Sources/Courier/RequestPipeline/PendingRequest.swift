@@ -16,6 +16,8 @@ final class PendingRequest: Sendable {
     /// pipeline's: a copy retains the policy's shared storage, and a request that succeeds
     /// never reads it.)
     let retryPolicy: RetryPolicy?
+    /// The redirect policy its options set; `nil` for the pipeline's own.
+    let redirects: RedirectPolicy?
     /// Whether the auth interceptor adds credentials.
     let requiresAuth: Bool
     /// Where the outcome goes.
@@ -23,8 +25,9 @@ final class PendingRequest: Sendable {
 
     init(
         id: RequestID, request: HTTPRequest, deadline: Duration, attemptTimeout: Duration,
-        retryPolicy: RetryPolicy?, requiresAuth: Bool, reply: Reply<HTTPResponse>
+        retryPolicy: RetryPolicy?, redirects: RedirectPolicy? = nil, requiresAuth: Bool, reply: Reply<HTTPResponse>
     ) {
+        self.redirects = redirects
         self.id = id
         self.request = request
         self.deadline = deadline

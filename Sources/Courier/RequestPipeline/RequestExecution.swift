@@ -171,7 +171,8 @@ struct RequestExecution: Sendable {
                 try configuration.security?.check(request)
                 try await authorize(&request, pending)
                 if let context { configuration.logging?.log(request, context: context) }
-                final = try await exchange(&request, id: pending.id, until: limit, publishing: publishing)
+                final = try await exchange(
+                    &request, id: pending.id, redirects: pending.redirects ?? configuration.redirects, until: limit, publishing: publishing)
             }
             if let context {
                 configuration.logging?.log(final, to: request, context: context)
@@ -201,11 +202,12 @@ struct RequestExecution: Sendable {
         try await configuration.auth?.addCredentialsWaiting(to: &request)
     }
 
-    /// Sends `request`, then follows redirects as the policy and ``RedirectRule`` say, every
+    /// Sends `request`, then follows redirects as `redirects` and ``RedirectRule`` say, every
     /// hop within the attempt's time `limit` and, all hops together, within the response size
     /// limit. `request` is left as the last request sent.
     private nonisolated(nonsending) func exchange(
-        _ request: inout HTTPRequest, id: RequestID, until limit: (end: Duration, kind: NetworkError.TimeoutLimit), publishing: Bool
+        _ request: inout HTTPRequest, id: RequestID, redirects: RedirectPolicy,
+        until limit: (end: Duration, kind: NetworkError.TimeoutLimit), publishing: Bool
     ) async throws(NetworkError) -> HTTPResponse {
         var received = 0
         var hops = 0
@@ -226,16 +228,16 @@ struct RequestExecution: Sendable {
             // that does not.
             received += response.body.count
             if received > configuration.maxResponseBytes { throw .responseTooLarge(limit: configuration.maxResponseBytes) }
-            guard configuration.redirects.follows else { return response }
+            guard redirects.follows else { return response }
             switch RedirectRule.next(after: request, response: response) {
             case .final:
                 return response
             case .refuse(let error):
                 throw error
             case .follow(let next):
-                if let decide = configuration.redirects.decide, !decide(response, next) { return response }
+                if let decide = redirects.decide, !decide(response, next) { return response }
                 hops += 1
-                guard hops <= configuration.redirects.maxHops else { throw .tooManyRedirects(limit: configuration.redirects.maxHops) }
+                guard hops <= redirects.maxHops else { throw .tooManyRedirects(limit: redirects.maxHops) }
                 try configuration.security?.check(next)
                 if publishing { events.publish(.redirected(id, status: response.status, to: configuration.redaction.url(next.url))) }
                 request = next

@@ -23,6 +23,9 @@ public struct RequestOptions: Sendable {
     public var cacheTTL: CacheTTL?
     /// What a write does without a connection. Default ``OfflineBehavior/fail``.
     public var offline: OfflineBehavior
+    /// Which redirects this request follows (``RedirectPolicy/doNotFollow`` to see every 3xx).
+    /// Default: the client's ``APIClient/Configuration/redirects``.
+    public var redirects: RedirectPolicy?
 
     /// Creates options; every parameter defaults to the client's behaviour.
     public init(
@@ -32,9 +35,11 @@ public struct RequestOptions: Sendable {
         requiresAuth: Bool = true,
         cachePolicy: CachePolicy? = nil,
         cacheTTL: CacheTTL? = nil,
-        offline: OfflineBehavior = .fail
+        offline: OfflineBehavior = .fail,
+        redirects: RedirectPolicy? = nil
     ) {
         self.offline = offline
+        self.redirects = redirects
         self.attemptTimeout = attemptTimeout
         self.deadline = deadline
         self.retryPolicy = retryPolicy

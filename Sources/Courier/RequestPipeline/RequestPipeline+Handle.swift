@@ -71,7 +71,7 @@ extension RequestPipeline {
             PendingRequest(
                 id: id, request: request, deadline: configuration.clock.now + (options.deadline ?? configuration.requestDeadline),
                 attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
-                retryPolicy: options.retryPolicy, requiresAuth: options.requiresAuth, reply: reply)
+                retryPolicy: options.retryPolicy, redirects: options.redirects, requiresAuth: options.requiresAuth, reply: reply)
         }
 
         /// A new request identifier.

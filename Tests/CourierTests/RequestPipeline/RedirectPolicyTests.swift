@@ -23,6 +23,26 @@ import Testing
         }
     }
 
+    @Test("a request's own redirect policy overrides the client's, both ways")
+    func aRequestsOwnRedirectPolicy() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/old", [.redirect(302, to: "/new")])
+            try await server.script("/new", [.json(200, #"{"total":1}"#)])
+            let following = client(server.baseURL, retryPolicy: .never)
+            let seen = try await following.data(for: Endpoint<Order>(path: "old", options: RequestOptions(redirects: .doNotFollow)))
+            #expect(seen.status == 302)
+            #expect(seen.headers["Location"] == "/new")
+            #expect(try await server.requests(path: "/new").isEmpty)
+            await following.shutdown()
+
+            let notFollowing = client(server.baseURL, retryPolicy: .never) { $0.redirects = .doNotFollow }
+            let followed = try await notFollowing.send(Endpoint<Order>(path: "old", options: RequestOptions(redirects: .follow)))
+            #expect(followed.value == Order(total: 1))
+            #expect(try await notFollowing.data(for: Endpoint<Order>(path: "old")).status == 302)
+            await notFollowing.shutdown()
+        }
+    }
+
     @Test("a 302 after a POST is fetched with a GET and no body")
     func a302AfterAPostIsFetchedWithAGetAndNoBody() async throws {
         try await withScriptedServer { server in
