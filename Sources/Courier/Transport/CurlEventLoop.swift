@@ -77,8 +77,8 @@ final class CurlEventLoop: @unchecked Sendable {
         return accepted
     }
 
-    /// Ends the loop: transfers still running are cancelled and libcurl's state freed, on the
-    /// loop's thread, which then ends. Does not wait for it.
+    /// Ends the loop: transfers still queued or running are answered `cancelled` on the loop's
+    /// thread, which then ends; libcurl's state goes with the loop object. Does not wait.
     func stop() {
         state.withLock { $0.stopping = true }
         curl_multi_wakeup(multi)
