@@ -12,6 +12,9 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     /// The body, empty if the response had none.
     public var body: Data
+    /// Whether this is a 401 to a request that carried no `Authorization` field (set by the
+    /// pipeline): its user message says the credentials were refused, not that a session ended.
+    var answersUnauthenticatedRequest = false
 
     /// Creates a response; headers default to none and the body to empty.
     public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {

@@ -12,6 +12,7 @@ extension NetworkError {
         case .invalidURL, .invalidRequest, .encodingError: sentence = messages.requestNotPrepared
         case .noConnection, .notCached: sentence = messages.noConnection
         case .timeout: sentence = messages.timeout
+        case .unauthorized(let response?) where response.answersUnauthenticatedRequest: sentence = messages.credentialsRejected
         case .unauthorized, .invalidToken: sentence = messages.unauthorized
         case .forbidden: sentence = messages.forbidden
         case .notFound: sentence = messages.notFound

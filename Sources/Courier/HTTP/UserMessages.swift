@@ -15,8 +15,11 @@ public struct UserMessages: Sendable, Equatable {
     public var noConnection: String
     /// A timeout or the request's deadline passed.
     public var timeout: String
-    /// 401, or no credentials to send.
+    /// 401 to a request that carried credentials (the session's token), or no credentials to
+    /// send.
     public var unauthorized: String
+    /// 401 to a request that carried no `Authorization` (a sign-in whose password was wrong).
+    public var credentialsRejected: String
     /// 403.
     public var forbidden: String
     /// 404.
@@ -54,6 +57,7 @@ public struct UserMessages: Sendable, Equatable {
         noConnection: "No internet connection. Check your connection and try again.",
         timeout: "The request took too long. Please try again.",
         unauthorized: "Your session has expired. Please sign in again.",
+        credentialsRejected: "Those credentials were not accepted. Check them and try again.",
         forbidden: "You don't have permission to do this.",
         notFound: "The requested resource does not exist.",
         conflict: "This was changed elsewhere. Refresh and try again.",
@@ -76,6 +80,7 @@ public struct UserMessages: Sendable, Equatable {
         noConnection: "No hay conexión a internet. Comprueba tu conexión e inténtalo de nuevo.",
         timeout: "La solicitud tardó demasiado. Inténtalo de nuevo.",
         unauthorized: "Tu sesión ha caducado. Vuelve a iniciar sesión.",
+        credentialsRejected: "Esas credenciales no fueron aceptadas. Revísalas e inténtalo de nuevo.",
         forbidden: "No tienes permiso para hacer esto.",
         notFound: "El recurso solicitado no existe.",
         conflict: "Esto se modificó en otro lugar. Actualiza e inténtalo de nuevo.",

@@ -185,6 +185,7 @@ struct RequestExecution: Sendable {
                     }
                 }
             }
+            if final.status == 401, !request.headers.contains("Authorization") { final.answersUnauthenticatedRequest = true }
             // The request is moved out, not copied (a copy and a destroy of its fields).
             return (consume request, .response(final))
         } catch {

@@ -101,6 +101,24 @@ import Testing
         await api.shutdown()
     }
 
+    @Test("a 401 to a request without credentials says they were refused; with the session's token, that the session ended")
+    func unauthorizedMessages() async throws {
+        let transport = ScriptedTransport(fallback: .status(401))
+        let api = client(URL(string: "https://api.test")!, transport: transport) { $0.auth = AuthInterceptor { "token" } }
+        let login = await #expect(throws: NetworkError.self) {
+            try await api.send(Endpoint<EmptyResponse>(path: "auth/login", method: .post, body: ["password": "wrong"],
+                                                        options: RequestOptions(requiresAuth: false)))
+        }
+        #expect(login?.userMessage(using: .english) == UserMessages.english.credentialsRejected)
+        #expect(login?.userMessage(using: .spanish) == UserMessages.spanish.credentialsRejected)
+        let expired = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<EmptyResponse>(path: "me")) }
+        guard case .unauthorized(let response?)? = expired else { Issue.record("got \(String(describing: expired))"); return }
+        #expect(response.status == 401)
+        #expect(expired?.userMessage(using: .english) == UserMessages.english.unauthorized)
+        #expect(transport.requests.map { $0.headers["Authorization"] } == [nil, "Bearer token"])
+        await api.shutdown()
+    }
+
     @Test("snake case and ISO8601 coding")
     func snakeCaseAndISO8601Coding() async throws {
         struct Event: Codable, Sendable, Equatable { let eventName: String; let startsAt: Date }
