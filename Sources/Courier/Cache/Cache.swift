@@ -147,7 +147,7 @@ actor Cache: Component {
 
     private let environment: Environment
     // The fetches' tables are changed on every miss, and Swift checks each such access at run
-    // time for an overlapping one (about 100 instructions: 6 accesses per miss). Invariant: only
+    // time for an overlapping one (6 accesses per miss). Invariant: only
     // this actor's handlers touch them, one message at a time, and no access to one outlives the
     // statement that makes it (nothing is called back while a table is borrowed), so the check
     // is off for them.

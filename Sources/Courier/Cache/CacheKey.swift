@@ -1,8 +1,8 @@
 /// What a stored GET response is filed under: its URL and whose response it is.
 ///
 /// Its hash is worked out once, when the key is made: a miss looks a key up, files it and
-/// evicts by it in several dictionaries, and hashing the whole URL each time cost about 10k
-/// instructions per miss.
+/// evicts by it in several dictionaries, and hashing the whole URL each time was the miss's
+/// largest cost.
 struct CacheKey: Hashable, Sendable {
     /// The request's URL, as sent.
     let url: String
@@ -31,9 +31,8 @@ struct CacheKey: Hashable, Sendable {
     /// What `Dictionary` and `Set` hash a key by: the worked-out hash mixed with the table's
     /// seed (``splitMix(_:seed:)``). The worked-out hash is already a seeded SipHash of the URL
     /// and identity, which is what keeps the keys' hashes unpredictable. Hashing it again, as an
-    /// `Int` key is hashed (one SipHash round of about 90 instructions for each of the dozen
-    /// look-ups, inserts and removals of a key that a miss makes), cost about 0.6k instructions
-    /// per miss more than this. (`Hashable`'s underscored requirement, public and what the
+    /// `Int` key is hashed, would add a SipHash round to each of the dozen look-ups, inserts and
+    /// removals of a key that a miss makes. (`Hashable`'s underscored requirement, public and what the
     /// standard library's own integer keys implement.)
     func _rawHashValue(seed: Int) -> Int {
         splitMix(UInt64(truncatingIfNeeded: hash), seed: seed)

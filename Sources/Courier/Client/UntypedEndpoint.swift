@@ -2,9 +2,8 @@ import Foundation
 
 /// Everything an ``Endpoint`` holds but the type its response decodes to. The client builds and
 /// sends requests from this value, so that code is not generic: generic, it looked up the
-/// `Endpoint<Response>` type at run time on every request (0.7–0.9k instructions with what the
-/// generic code around it cost), since it cannot be specialised for the caller's types across
-/// the module boundary.
+/// `Endpoint<Value>` type at run time on every request, since it cannot be specialised for the
+/// caller's types across the module boundary.
 @usableFromInline
 struct UntypedEndpoint: Sendable {
     var segments: [String]

@@ -5,8 +5,7 @@ import Foundation
 /// Credentials never cross from one origin to another.
 ///
 /// Read in one pass over the URL's text: on Linux each of `URL.scheme`, `.host` and `.port`
-/// parses the URL again (about 2.5–5k instructions each), and the request path asks for them on
-/// every request.
+/// parses the URL again, and the request path asks for them on every request.
 struct HTTPOrigin: Hashable, Sendable {
     /// Lowercased, e.g. `https`.
     let scheme: String

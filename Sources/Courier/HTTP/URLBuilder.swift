@@ -114,7 +114,7 @@ enum URLBuilder {
                 if plain { return URLBuilder.joined(prefix, segments, trailingSlash: trailingSlash, length: length) }
             }
             // Otherwise the bytes are gathered in an array and made a string once: appending to a
-            // string piece by piece cost about 100 instructions a piece.
+            // string piece by piece costs a capacity check and copy per piece.
             let start = segments.isEmpty ? path : prefix
             // Room for the usual case (no encoding), so the appends below do not regrow it.
             var length = start.utf8.count + segments.count + (trailingSlash ? 1 : 0) + 1 + (query?.utf8.count ?? 0)

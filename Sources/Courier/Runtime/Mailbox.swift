@@ -8,8 +8,8 @@
 /// supervisor gives up) is final: later sends fail with
 /// ``RuntimeError/componentUnavailable(_:)``, and every ask still queued is answered with it.
 /// It is a lock, an array and at most one stored continuation (the consumer's), not an
-/// `AsyncStream`: measured with callgrind, a stream message cost 14–20k instructions (most of
-/// it generic-metadata lookups), this about 1k. The consumer's iterator takes every queued
+/// `AsyncStream`, whose messages cost over ten times as much here (most of it generic-metadata
+/// lookups; figures in Benchmarks/RESULTS.md). The consumer's iterator takes every queued
 /// message at once (one lock round trip per batch), and cancelling the consumer's task ends
 /// only that wait, never the mailbox.
 package final class Mailbox<Message: Sendable>: Sendable {
@@ -200,7 +200,7 @@ extension Mailbox: AsyncSequence {
     package final class Iterator: AsyncIteratorProtocol {
         private let mailbox: Mailbox
         // Read and changed for every message: Swift's run-time check for overlapping accesses
-        // (about 100 instructions each) is off for them. Invariant: one consumer task uses the
+        // is off for them. Invariant: one consumer task uses the
         // iterator at a time, and no access outlives the statement that makes it.
         /// The batch taken; `position` is the next one to yield.
         @exclusivity(unchecked) private var batch: [Envelope] = []

@@ -43,7 +43,7 @@ package final class Reply<Value: Sendable>: @unchecked Sendable {
     /// Whether this handle answered, or tried to (its asker is answered either way): `deinit`
     /// reads it under the slot's lock, through the lock's class, which needs no run-time look-up
     /// of a type built from `Value` (a generic class's `deinit` runs unspecialised, and `take`
-    /// there looked up `Asker?` and `Result` on every request: about 1k instructions).
+    /// there looked up `Asker?` and `Result` on every request).
     private var answered = false
 
     /// A handle on the slot an asker waits in (the asker holds the slot, never the handle, so a

@@ -1,8 +1,8 @@
 /// `value` mixed with a hash table's `seed` by splitmix64's finaliser (a bijection in which every
 /// input bit moves every output bit): what keys that are already a seeded hash (`CacheKey`), or
 /// numbers Courier hands out one after another (`RequestID`, a cache fetch's number), are hashed
-/// by in a `Dictionary` or `Set` (their `_rawHashValue(seed:)`), instead of a SipHash round of
-/// about 90 instructions per look-up. Tables with different seeds still order keys differently.
+/// by in a `Dictionary` or `Set` (their `_rawHashValue(seed:)`), instead of a SipHash round per
+/// look-up. Tables with different seeds still order keys differently.
 /// (Unlike SipHash with the process's random seed, this is predictable: fine for numbers no one
 /// outside chooses, not for text that comes from outside.)
 func splitMix(_ value: UInt64, seed: Int) -> Int {
