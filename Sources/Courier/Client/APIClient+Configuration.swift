@@ -326,6 +326,7 @@ extension APIClient {
                 auth = AuthInterceptor(publicPaths: publicPaths, store: tokens)
             }
             return RequestPipeline.Configuration(
+                attemptSteps: RequestChain.attemptSteps,
                 transport: transport,
                 requestInterceptors: requestInterceptors,
                 responseInterceptors: responseInterceptors,

@@ -6,18 +6,18 @@ extension APIClient {
     /// The connectivity state last published by the client's monitor (``ConnectivityState/unknown``
     /// without ``Configuration/connectivity`` or ``Configuration/offline``). Read without a message.
     public var connectivity: ConnectivityState {
-        offline?.connectivity.value ?? .unknown
+        components.offline?.connectivity.value ?? .unknown
     }
 
     /// Every debounced connectivity change from now on (the seed of an "offline" banner).
     public func connectivityEvents() -> AsyncStream<ConnectivityEvent> {
-        offline?.connectivityEvents.subscribe() ?? AsyncStream { $0.finish() }
+        components.offline?.connectivityEvents.subscribe() ?? AsyncStream { $0.finish() }
     }
 
     /// Tells the monitor what the app knows (its own signal, or a test's): debounced like any
     /// other source. Ignored without a monitor.
     public func reportConnectivity(_ state: ConnectivityState) {
-        try? offline?.monitor.send(.observe(state, .manual))
+        try? components.offline?.monitor.send(.observe(state, .manual))
     }
 
     // MARK: Offline queue
@@ -31,12 +31,12 @@ extension APIClient {
     @discardableResult
     public func enqueue<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Int64 {
         _ = try offlineQueue()
-        return try await offline!.enqueue(try makeRequest(endpoint.untyped), requiresAuth: endpoint.options.requiresAuth)
+        return try await components.offline!.enqueue(try makeRequest(endpoint.untyped), requiresAuth: endpoint.options.requiresAuth)
     }
 
     /// How many items wait to be replayed (queued, retrying, in flight). Read without a message.
     public var pendingOfflineCount: Int {
-        offline?.queue?.waiting.value ?? 0
+        components.offline?.queue?.waiting.value ?? 0
     }
 
     /// Every item of the offline queue, in order: waiting, dead letters, parked conflicts, expired.
@@ -48,7 +48,7 @@ extension APIClient {
     /// makes one waiting for its backoff due now.
     public func retryOfflineItem(_ id: Int64) async throws(NetworkError) {
         try await offlineQueue().retry(id)
-        try? offline?.coordinator?.send(.itemsAdded)
+        try? components.offline?.coordinator?.send(.itemsAdded)
     }
 
     /// Removes an item from the offline queue; it will not be replayed.
@@ -66,30 +66,30 @@ extension APIClient {
     /// queue it again under a new idempotency key.
     public func resolveConflict(_ id: Int64, with resolution: ConflictResolution) async throws(NetworkError) {
         try await offlineQueue().resolve(id, resolution)
-        try? offline?.coordinator?.send(.itemsAdded)
+        try? components.offline?.coordinator?.send(.itemsAdded)
     }
 
     /// Drains the offline queue now, even if the monitor says offline, and returns when the
     /// drain (or the one already running, and the one after it) has ended.
     public func syncNow() async throws(NetworkError) -> SyncProgress {
         _ = try offlineQueue()
-        guard let coordinator = offline?.coordinator else { throw .componentUnavailable("SyncCoordinator") }
+        guard let coordinator = components.offline?.coordinator else { throw .componentUnavailable("SyncCoordinator") }
         return try await coordinator.request { .syncNow($0) }
     }
 
     /// What happens to queued items (enqueued, delivered, retrying, dead-lettered, conflicts…)
     /// from now on, by item id.
     public func offlineEvents() -> AsyncStream<OfflineEvent> {
-        offline?.offlineEvents.subscribe() ?? AsyncStream { $0.finish() }
+        components.offline?.offlineEvents.subscribe() ?? AsyncStream { $0.finish() }
     }
 
     /// Each drain's progress from now on (done / total, the current item, failures).
     public func syncProgress() -> AsyncStream<SyncProgress> {
-        offline?.syncProgress.subscribe() ?? AsyncStream { $0.finish() }
+        components.offline?.syncProgress.subscribe() ?? AsyncStream { $0.finish() }
     }
 
     private func offlineQueue() throws(NetworkError) -> OfflineQueue.Handle {
-        guard let queue = offline?.queue else {
+        guard let queue = components.offline?.queue else {
             throw .componentUnavailable("OfflineQueue (the client has no Configuration.offline)")
         }
         return queue

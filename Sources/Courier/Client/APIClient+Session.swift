@@ -16,7 +16,7 @@ extension APIClient {
         let session = try session()
         let identity = session.credential.value.identity
         try await session.set(nil)
-        if let identity { cache?.forget(.dropIdentity(identity)) }
+        if let identity { components.cache?.forget(.dropIdentity(identity)) }
     }
 
     /// Refreshes the access token now, whatever its expiry (one refresh, shared with any
@@ -35,11 +35,11 @@ extension APIClient {
     /// Every token event from now on (signed in, refreshed, refresh failed, session expired,
     /// signed out, storage failed). Events never carry a token.
     public func tokenEvents(buffer: Int = 1000) -> AsyncStream<TokenEvent> {
-        tokenEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+        components.tokenEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     private func session() throws(NetworkError) -> TokenStore.Handle {
-        guard let tokens else { throw .invalidRequest("the client has no session (APIClient.Configuration.session)") }
+        guard let tokens = components.tokens else { throw .invalidRequest("the client has no session (APIClient.Configuration.session)") }
         return tokens
     }
 

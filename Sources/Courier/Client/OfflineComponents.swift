@@ -1,9 +1,9 @@
 import Foundation
 
-/// One client's connectivity monitor, offline queue and sync coordinator, wired together, with
-/// the supervised tasks that feed them (probe, link watcher, connectivity forwarding, periodic
-/// tick). Built by ``APIClient`` when its configuration has ``APIClient/Configuration/connectivity``
-/// or ``APIClient/Configuration/offline``.
+/// What one client holds of its connectivity monitor, offline queue and sync coordinator: their
+/// mailboxes, the values they publish (read without a message), and their event streams.
+/// ``ClientComponents`` wires them and their feeder tasks (probe, link watcher, connectivity
+/// forwarding, periodic tick).
 struct OfflineComponents: Sendable {
     let monitor: Mailbox<NetworkMonitor.Message>
     /// The monitor's published state, read without a message.
@@ -18,96 +18,39 @@ struct OfflineComponents: Sendable {
     let coordinator: Mailbox<SyncCoordinator.Message>?
     let offlineEvents = EventBroadcaster<OfflineEvent>()
     let syncProgress = EventBroadcaster<SyncProgress>()
-    /// The children to start, in order, after the request pipeline.
-    let children: [ChildSpec]
     /// The coordinator's drain in flight, if any.
-    private let running: Locked<DrainSlot>
+    let running: Locked<DrainSlot>
 
-    /// `send` replays a queued write through the request pipeline.
-    init?(_ configuration: APIClient.Configuration, send: @escaping Drain.Send) {
+    /// The mailboxes and shared values of the components `configuration` asks for, `nil` when
+    /// it has neither ``APIClient/Configuration/connectivity`` nor ``APIClient/Configuration/offline``.
+    /// ``ClientComponents`` makes their children.
+    init?(_ configuration: APIClient.Configuration) {
         guard configuration.connectivity != nil || configuration.offline != nil else { return nil }
-        let settings = configuration.connectivity ?? .init()
-        let clock = configuration.clock
-        let monitor = Mailbox<NetworkMonitor.Message>(name: "NetworkMonitor")
-        let connectivity = LatestValue(ConnectivityState.unknown)
-        let observed = LatestValue(ConnectivityState.unknown)
-        self.monitor = monitor
-        self.connectivity = connectivity
-        self.observed = observed
-        learnsFromRequests = settings.learnsFromRequests
-        let monitorEnvironment = NetworkMonitor.Environment(
-            mailbox: monitor, current: connectivity, observed: observed, events: connectivityEvents,
-            debounce: settings.debounce, clock: clock)
-        var children: [ChildSpec] = [.component(mailbox: monitor) { NetworkMonitor(monitorEnvironment) }]
-        if settings.watchesLink {
-            children.append(ChildSpec(name: "LinkWatcher", restart: .transient) {
-                await Self.watchLink { up in try? monitor.send(.observe(up ? .online : .offline, .link)) }
-            })
+        monitor = Mailbox(name: "NetworkMonitor")
+        connectivity = LatestValue(.unknown)
+        observed = LatestValue(.unknown)
+        learnsFromRequests = (configuration.connectivity ?? .init()).learnsFromRequests
+        if configuration.offline != nil {
+            queue = OfflineQueue.Handle(mailbox: Mailbox(name: "OfflineQueue"), waiting: LatestValue(0))
+            coordinator = Mailbox(name: "SyncCoordinator")
+        } else {
+            (queue, coordinator) = (nil, nil)
         }
-        if let url = settings.probeURL {
-            let probe = ConnectivityProbe(
-                url: url, timeout: settings.probeTimeout,
-                schedule: ProbeSchedule(interval: settings.probeInterval, retryDelay: settings.probeRetryDelay),
-                transport: configuration.transport, clock: clock, monitor: monitor)
-            children.append(ChildSpec(name: "ConnectivityProbe") { try await probe.run() })
-        }
-        guard let offline = configuration.offline else {
-            (queue, coordinator, self.children, running) = (nil, nil, children, Locked(DrainSlot()))
-            return
-        }
-        let queueMailbox = Mailbox<OfflineQueue.Message>(name: "OfflineQueue")
-        let running = Locked(DrainSlot())
-        let queue = OfflineQueue.Handle(mailbox: queueMailbox, waiting: LatestValue(0))
-        let queueEnvironment = OfflineQueue.Environment(
-            path: offline.storageFile?.path ?? ":memory:", limits: offline.limits, clock: clock, events: offlineEvents,
-            waiting: queue.waiting, fault: offline.queueFault)
-        let coordinator = Mailbox<SyncCoordinator.Message>(name: "SyncCoordinator")
-        let learns = settings.learnsFromRequests
-        let coordinatorEnvironment = SyncCoordinator.Environment(
-            mailbox: coordinator, queue: queue,
-            send: { request, requiresAuth in
-                let result = await send(request, requiresAuth)
-                if learns { Self.report(result, to: monitor, current: connectivity, observed: observed) }
-                return result
-            },
-            resolver: offline.conflicts, connectivity: connectivity, progress: syncProgress, running: running,
-            fault: offline.coordinatorFault)
-        let (events, interval) = (connectivityEvents, offline.drainInterval)
-        children += [
-            .component(mailbox: queueMailbox) { OfflineQueue(queueEnvironment) },
-            .component(mailbox: coordinator) { SyncCoordinator(coordinatorEnvironment) },
-            ChildSpec(name: "ConnectivityForwarder", restart: .transient) {
-                try await SyncCoordinator.forwardConnectivity(coordinator, events: events, current: connectivity)
-            },
-            ChildSpec(name: "SyncTimer") {
-                while !Task.isCancelled {
-                    do { try await clock.sleep(for: interval) } catch { return }
-                    try coordinator.send(.tick)
-                }
-            },
-        ]
-        (self.queue, self.coordinator, self.children, self.running) = (queue, coordinator, children, running)
+        running = Locked(DrainSlot())
     }
 
-    /// Tells the monitor what a request's outcome says about connectivity, when it has learning
-    /// from requests on.
+    /// Tells the monitor what a request's outcome says about connectivity, when it learns from
+    /// requests: a connection failure says offline; any response says online, sent only when
+    /// the monitor does not already say so (published, and with no change pending), so the hot
+    /// path of an online client sends nothing.
     func learn(from result: Result<HTTPResponse, NetworkError>) {
-        if learnsFromRequests { Self.report(result, to: monitor, current: connectivity, observed: observed) }
-    }
-
-    /// A connection failure says offline; any response says online, sent only when the monitor
-    /// does not already say so (published, and with no change pending), so the hot path of an
-    /// online client sends nothing.
-    static func report<Value>(
-        _ result: Result<Value, NetworkError>, to monitor: Mailbox<NetworkMonitor.Message>,
-        current: LatestValue<ConnectivityState>, observed: LatestValue<ConnectivityState>
-    ) {
+        guard learnsFromRequests else { return }
         switch result {
         case .failure(.noConnection):
             try? monitor.send(.observe(.offline, .requests))
         case .success, .failure(.conflict), .failure(.serverError), .failure(.notFound), .failure(.forbidden),
              .failure(.unauthorized(.some)), .failure(.notModified):
-            if current.value != .online || observed.value != .online { try? monitor.send(.observe(.online, .requests)) }
+            if connectivity.value != .online || observed.value != .online { try? monitor.send(.observe(.online, .requests)) }
         default:
             break
         }
@@ -156,7 +99,7 @@ struct OfflineComponents: Sendable {
 
     /// Runs the OS's link watcher until cancelled, reporting each change; returns at once where
     /// there is none (the link source is then ignored).
-    private static func watchLink(_ report: @escaping @Sendable (Bool) -> Void) async {
+    static func watchLink(_ report: @escaping @Sendable (Bool) -> Void) async {
         #if canImport(Network)
         let watcher = PathWatcher()
         #else

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The work of one request, run by one of the pipeline's workers: attempts (request
-/// interceptors, transport, response interceptors), retry decisions and waits, the final
-/// status-to-error mapping, events, and the answer.
+/// The work of one admitted request, run by one of the pipeline's workers: its attempts (each
+/// one pass over the attempt steps, ``AttemptStep``, ending in the transport), the 401 renewal,
+/// retry decisions and waits, the final status-to-error mapping, events, and the answer.
 ///
 /// A value type with no mutable state: everything a request changes lives in its locals.
 struct RequestExecution: Sendable {
@@ -11,10 +11,6 @@ struct RequestExecution: Sendable {
     let configuration: RequestPipeline.Configuration
     /// The origin of the base URL, worked out once.
     let baseOrigin: HTTPOrigin?
-    /// Whether anything reads an attempt's ``RequestContext``: your interceptors, logging, or
-    /// the security guard's warnings. Otherwise none is made: its fields are the client's,
-    /// shared by every request, and copying them counts references on them from every core.
-    let needsContext: Bool
     let events: EventBroadcaster<RequestEvent>
     /// The pipeline's own mailbox: `finished` and `retryPermit` go there.
     let mailbox: Mailbox<RequestPipeline.Message>
@@ -22,8 +18,6 @@ struct RequestExecution: Sendable {
     init(configuration: RequestPipeline.Configuration, events: EventBroadcaster<RequestEvent>, mailbox: Mailbox<RequestPipeline.Message>) {
         self.configuration = configuration
         baseOrigin = configuration.baseURL.flatMap(HTTPOrigin.init)
-        needsContext = !configuration.requestInterceptors.isEmpty || !configuration.responseInterceptors.isEmpty
-            || configuration.logging != nil || (configuration.security?.warnsOnMissingSecurityHeaders == true && configuration.logger != nil)
         self.events = events
         self.mailbox = mailbox
     }
@@ -125,72 +119,100 @@ struct RequestExecution: Sendable {
         }
     }
 
-    /// One attempt: the request interceptors, one transport exchange and the redirects
-    /// followed after it, then the response interceptors. Returns the request as last sent, and
-    /// how the attempt ended.
+    /// One attempt: the attempt steps in their order (``RequestPipeline/Configuration/attemptSteps``),
+    /// ending in one transport exchange and the redirects followed after it. Returns the
+    /// request as last sent, and how the attempt ended.
     private nonisolated(nonsending) func attempt(
         _ pending: PendingRequest, number: Int, startingAt now: Duration, publishing: Bool
     ) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
-        // Only where `needsContext` says something reads it: a new reader must be added there.
-        let context = needsContext ? RequestContext(
-            id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: configuration.baseURL, baseOrigin: baseOrigin,
-            logger: configuration.logger) : nil
         // The attempt ends at its timeout or at the request's deadline, whichever comes first;
         // a timeout says which.
         let attemptEnd = now + pending.attemptTimeout
-        let limit: (end: Duration, kind: NetworkError.TimeoutLimit) =
-            attemptEnd < pending.deadline ? (attemptEnd, .attempt) : (pending.deadline, .request)
+        let attempt = Attempt(
+            pending: pending,
+            context: RequestContext(
+                id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: configuration.baseURL,
+                baseOrigin: baseOrigin, logger: configuration.logger),
+            limit: attemptEnd < pending.deadline ? (attemptEnd, .attempt) : (pending.deadline, .request),
+            publishing: publishing)
         var request = pending.request
-        // The default User-Agent, unless the request has one: added here, where the attempt
-        // copies the request anyway, so the user's interceptors see it.
+        // The default User-Agent, unless the request has one: added before the steps, so the
+        // user's interceptors see it.
         if let userAgent = configuration.userAgent, !request.headers.contains("User-Agent") {
             request.headers.add(name: "User-Agent", value: userAgent)
         }
         do throws(NetworkError) {
-            var response: HTTPResponse?
-            if let context {
-                for interceptor in configuration.requestInterceptors {
-                    let interception: RequestInterception
-                    do {
-                        interception = try await interceptor.intercept(request, context: context)
-                    } catch {
-                        throw NetworkError(thrownByInterceptor: error)
-                    }
-                    switch interception {
-                    case .proceed(let changed): request = changed
-                    case .respond(let answer): response = answer
-                    }
-                    if response != nil { break }
-                }
-            }
-            var final: HTTPResponse
-            if let response {
-                final = response
-            } else {
-                // The client's own interceptors, after the user's, called directly.
-                try configuration.security?.check(request)
-                try await authorize(&request, pending)
-                if let context { configuration.logging?.log(request, context: context) }
-                final = try await exchange(
-                    &request, id: pending.id, redirects: pending.redirects ?? configuration.redirects, until: limit, publishing: publishing)
-            }
-            if let context {
-                configuration.logging?.log(final, to: request, context: context)
-                configuration.security?.inspect(final, to: request, context: context)
-                for interceptor in configuration.responseInterceptors {
-                    do {
-                        final = try await interceptor.intercept(final, to: request, context: context)
-                    } catch {
-                        throw NetworkError(thrownByInterceptor: error)
-                    }
-                }
-            }
-            if final.status == 401, !request.headers.contains("Authorization") { final.answersUnauthenticatedRequest = true }
-            // The request is moved out, not copied (a copy and a destroy of its fields).
-            return (consume request, .response(final))
+            var response = try await proceed(&request, from: 0, attempt)
+            if response.status == 401, !request.headers.contains("Authorization") { response.answersUnauthenticatedRequest = true }
+            return (request, .response(response))
         } catch {
-            return (consume request, .failure(error))
+            return (request, .failure(error))
         }
+    }
+
+    /// What every step of one attempt reads.
+    private struct Attempt {
+        let pending: PendingRequest
+        let context: RequestContext
+        /// When the attempt must be over, and which limit that is.
+        let limit: (end: Duration, kind: NetworkError.TimeoutLimit)
+        let publishing: Bool
+    }
+
+    /// Runs the attempt steps from `index` on and returns the response as the step at `index`
+    /// hands it back. `request` is left as the request last sent.
+    private nonisolated(nonsending) func proceed(
+        _ request: inout HTTPRequest, from index: Int, _ attempt: Attempt
+    ) async throws(NetworkError) -> HTTPResponse {
+        switch configuration.attemptSteps[index] {
+        case .interceptors:
+            for interceptor in configuration.requestInterceptors {
+                let interception: RequestInterception
+                do {
+                    interception = try await interceptor.intercept(request, context: attempt.context)
+                } catch {
+                    throw NetworkError(thrownByInterceptor: error)
+                }
+                switch interception {
+                case .proceed(let changed): request = changed
+                case .respond(let answer): return try await intercepted(answer, to: request, attempt.context)
+                }
+            }
+            let response = try await proceed(&request, from: index + 1, attempt)
+            return try await intercepted(response, to: request, attempt.context)
+        case .securityGuard:
+            try configuration.security?.check(request)
+            let response = try await proceed(&request, from: index + 1, attempt)
+            configuration.security?.inspect(response, to: request, context: attempt.context)
+            return response
+        case .auth:
+            try await authorize(&request, attempt.pending)
+            return try await proceed(&request, from: index + 1, attempt)
+        case .logging:
+            configuration.logging?.log(request, context: attempt.context)
+            let response = try await proceed(&request, from: index + 1, attempt)
+            configuration.logging?.log(response, to: request, context: attempt.context)
+            return response
+        case .transport:
+            return try await exchange(
+                &request, id: attempt.pending.id, redirects: attempt.pending.redirects ?? configuration.redirects,
+                until: attempt.limit, publishing: attempt.publishing)
+        }
+    }
+
+    /// `response` after the user's response interceptors, in their order.
+    private nonisolated(nonsending) func intercepted(
+        _ response: HTTPResponse, to request: HTTPRequest, _ context: RequestContext
+    ) async throws(NetworkError) -> HTTPResponse {
+        var response = response
+        for interceptor in configuration.responseInterceptors {
+            do {
+                response = try await interceptor.intercept(response, to: request, context: context)
+            } catch {
+                throw NetworkError(thrownByInterceptor: error)
+            }
+        }
+        return response
     }
 
     /// The auth interceptor's part of an attempt, judged with the origin worked out once:

@@ -1,14 +1,15 @@
 import Foundation
 
 extension RequestPipeline {
-    /// Everything a pipeline runs with. The facade fills it from the user's configuration; the
-    /// order of the interceptor chain is decided here, in one place.
+    /// Everything a pipeline runs with, filled from the user's configuration by the client's
+    /// builder (`ClientComponents`).
     struct Configuration: Sendable {
+        /// The steps of each attempt, in order (`RequestChain.attemptSteps`).
+        var attemptSteps: [AttemptStep]
         var transport: any HTTPTransport
-        /// The user's request interceptors: they run first, then ``security``, ``auth`` and
-        /// ``logging``.
+        /// The user's request interceptors (the ``AttemptStep/interceptors`` step, outward).
         var requestInterceptors: [any RequestInterceptor]
-        /// The user's response interceptors: they run after ``logging`` and ``security``.
+        /// The user's response interceptors (the ``AttemptStep/interceptors`` step, on the way back).
         var responseInterceptors: [any ResponseInterceptor]
         var retryPolicy: RetryPolicy
         var retryBudget: RetryBudget
@@ -18,9 +19,7 @@ extension RequestPipeline {
         var maxQueuedRequests: Int
         var maxResponseBytes: Int
         var redirects: RedirectPolicy
-        /// The client's own interceptors, called directly rather than through the existential
-        /// chain: no async call through a witness table and no copy of the request per
-        /// interceptor on every attempt. The security guard also judges every redirect target.
+        /// The client's own steps' settings. The security guard also judges every redirect target.
         var security: SecurityGuard?
         var auth: AuthInterceptor?
         var logging: LoggingInterceptor?
@@ -36,11 +35,8 @@ extension RequestPipeline {
         var clock: any TimeSource
         var random: any RandomSource
 
-        /// The chains' order (``RequestExecution`` runs them so). Request side: the user's
-        /// interceptors, then the security guard (it sees the URL they left, before any
-        /// credential is attached), then auth, then logging (so it logs what is sent). Response
-        /// side: logging first (what arrived), the security guard, then the user's.
         init(
+            attemptSteps: [AttemptStep],
             transport: any HTTPTransport,
             requestInterceptors: [any RequestInterceptor],
             responseInterceptors: [any ResponseInterceptor],
@@ -63,6 +59,7 @@ extension RequestPipeline {
             clock: any TimeSource,
             random: any RandomSource
         ) {
+            self.attemptSteps = attemptSteps
             self.transport = transport
             self.requestInterceptors = requestInterceptors
             self.responseInterceptors = responseInterceptors

@@ -6,7 +6,7 @@ import Testing
 
 /// The monitor's published state once it has handled every message sent before this call.
 func settledConnectivity(_ api: APIClient) async throws -> ConnectivityState {
-    try await api.offline!.monitor.ask { .state($0) }
+    try await api.components.offline!.monitor.ask { .state($0) }
 }
 
 @Suite(.timeLimit(.minutes(5))) struct NetworkMonitorTests {

@@ -328,8 +328,10 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         for n in 0..<5 { _ = try await api.enqueue(noteWrite(n)) }
         for flap in 0..<50 { api.reportConnectivity(flap.isMultiple(of: 2) ? .online : .offline) }
         api.reportConnectivity(.online)
-        // Every report handled (the monitor answers in order), then the debounce passes.
+        // Every report handled (the monitor answers in order) and the debounce timer armed (it
+        // sleeps in a task of its own, beside the sync timer), then the debounce passes.
         _ = try await settledConnectivity(api)
+        await clock.waitForSleepers(2)
         clock.advance(by: .seconds(1))
         let drains = await collect(progress) { $0.last?.isFinished == true }
         #expect(drains.last?.done == 5)

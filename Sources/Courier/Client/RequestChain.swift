@@ -1,0 +1,160 @@
+import Foundation
+
+/// Every step a request passes, in order, in one place.
+///
+/// A call passes ``callSteps`` once, in its caller's task:
+/// 1. the **offline gate**: a write marked `queueWhenOffline` is stored in the offline queue
+///    instead of sent while the monitor says offline or older writes wait, and when its
+///    connection fails;
+/// 2. the **cache**: a GET is answered from the shelf (no message) or by the cache actor, which
+///    shares one fetch among identical requests, revalidates and stores, and sends its fetch to
+///    admission itself; a write that succeeds makes the stored reads of its URL stale;
+/// 3. **admission**: the request pipeline's mailbox (a bound on requests in flight, then a
+///    bounded queue). Its outcome tells the connectivity monitor what it learnt.
+///
+/// An admitted request then passes ``attemptSteps`` once per attempt, on a pipeline worker
+/// (``RequestExecution``): the user's interceptors, the security guard, auth, logging, and the
+/// transport. Each step may change the request on its way out and sees the response on its way
+/// back, as OkHttp's interceptor chain does.
+struct RequestChain: Sendable {
+    /// One link of a call's outer chain.
+    enum CallStep: Sendable {
+        case offlineGate
+        case cache
+        case admission
+    }
+
+    /// The steps of one call, in order.
+    static let callSteps: [CallStep] = [.offlineGate, .cache, .admission]
+    /// The steps of each attempt of an admitted request, in order.
+    static let attemptSteps: [AttemptStep] = [.interceptors, .securityGuard, .auth, .logging, .transport]
+
+    /// The methods that write: a success invalidates cached reads; they may be queued offline.
+    static let unsafeMethods: [HTTPMethod] = [.post, .put, .patch, .delete]
+
+    let pipeline: RequestPipeline.Handle
+    let cache: Cache.Handle?
+    let offline: OfflineComponents?
+    /// The first auth interceptor a request meets: the cache asks it which requests carry
+    /// credentials.
+    let authentication: AuthInterceptor?
+    let tokens: TokenStore.Handle?
+
+    /// Runs `request` through every step and returns its final response (a 2xx, or a 3xx that
+    /// was not followed).
+    nonisolated(nonsending) func send(_ request: HTTPRequest, options: RequestOptions) async throws(NetworkError) -> HTTPResponse {
+        if Task.isCancelled { throw .cancelled }
+        return try await proceed(request, options, from: 0)
+    }
+
+    /// Replays a queued write: it enters the chain after the offline gate (it must not be
+    /// queued again), with no retries of its own (the queue schedules them).
+    nonisolated(nonsending) func replay(_ request: HTTPRequest, requiresAuth: Bool) async -> Result<HTTPResponse, NetworkError> {
+        let afterGate = Self.callSteps.firstIndex(of: .offlineGate)! + 1
+        do {
+            return .success(try await proceed(request, RequestOptions(retryPolicy: .never, requiresAuth: requiresAuth), from: afterGate))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs the call steps from `index` on.
+    private nonisolated(nonsending) func proceed(
+        _ request: HTTPRequest, _ options: RequestOptions, from index: Int
+    ) async throws(NetworkError) -> HTTPResponse {
+        switch Self.callSteps[index] {
+        case .offlineGate: return try await offlineGate(request, options, next: index + 1)
+        case .cache: return try await cached(request, options, next: index + 1)
+        case .admission: return try await admitted(request, options)
+        }
+    }
+
+    // MARK: The steps
+
+    /// A write marked `queueWhenOffline` goes to the offline queue while the monitor says
+    /// offline, while older writes wait (a live write must not overtake them), and when its
+    /// connection fails. Online, a write the queue cannot take (full, storage failing) goes out
+    /// live. A request with its own `Authorization` is never queued (that header is never stored).
+    private nonisolated(nonsending) func offlineGate(
+        _ request: HTTPRequest, _ options: RequestOptions, next: Int
+    ) async throws(NetworkError) -> HTTPResponse {
+        guard options.offline == .queueWhenOffline, Self.unsafeMethods.contains(request.method),
+              !request.headers.contains("Authorization"), let offline, let queue = offline.queue
+        else { return try await proceed(request, options, from: next) }
+        var request = request
+        // The key goes on the live attempt too: if the connection drops after the server
+        // applied the write, the replay carries the same key.
+        if !request.headers.contains("Idempotency-Key") {
+            request.headers.add(name: "Idempotency-Key", value: UUID().uuidString)
+        }
+        if offline.connectivity.value == .offline {
+            throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth))
+        }
+        if queue.waiting.value > 0, let id = try? await offline.enqueue(request, requiresAuth: options.requiresAuth) {
+            throw .queued(itemID: id)
+        }
+        do {
+            return try await proceed(request, options, from: next)
+        } catch {
+            guard case .noConnection = error else { throw error }
+            throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth))
+        }
+    }
+
+    /// A GET the cache may answer: a fresh hit from the shelf without a message, anything else
+    /// by the cache actor. A write that succeeded makes the stored reads of its URL stale.
+    /// Without a cache nothing is stored, so `cacheOnly` has nothing to answer with.
+    private nonisolated(nonsending) func cached(
+        _ request: HTTPRequest, _ options: RequestOptions, next: Int
+    ) async throws(NetworkError) -> HTTPResponse {
+        guard let cache else {
+            if options.cachePolicy == .cacheOnly { throw .notCached }
+            return try await proceed(request, options, from: next)
+        }
+        guard request.method == .get else {
+            let response = try await proceed(request, options, from: next)
+            if Self.unsafeMethods.contains(request.method) { cache.forget(.invalidate(url: request.url.absoluteString)) }
+            return response
+        }
+        // Entries are filed under the parsed URL's text, which is what invalidations name.
+        let url = request.url.absoluteString
+        guard let identity = cacheIdentity(of: request, url: url, options) else { return try await proceed(request, options, from: next) }
+        let key = CacheKey(url: url, identity: identity)
+        let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
+        if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(headers: request.headers, key: key) {
+            return fresh
+        }
+        let waiting = CacheRequest(request: request, key: key, options: options, policy: policy, ttl: ttl)
+        do {
+            return try await cache.get(waiting)
+        } catch RuntimeError.componentRestarted {
+            // The cache failed while holding this request: the network answers instead.
+            return try await proceed(request, options, from: next)
+        } catch {
+            throw NetworkError(answer: error)
+        }
+    }
+
+    /// The request pipeline's admission, then its attempts; the outcome tells the connectivity
+    /// monitor what it learnt (a refused connection: offline; any answer: online).
+    private nonisolated(nonsending) func admitted(_ request: HTTPRequest, _ options: RequestOptions) async throws(NetworkError) -> HTTPResponse {
+        do {
+            let response = try await pipeline.send(request, options: options)
+            offline?.learn(from: .success(response))
+            return response
+        } catch {
+            let error = NetworkError(answer: error)
+            offline?.learn(from: .failure(error))
+            throw error
+        }
+    }
+
+    /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the
+    /// session's identity when it carries the session's, and `nil` (not cached at all) when it
+    /// carries credentials of unknown identity (its own `Authorization`, or a token closure's).
+    private func cacheIdentity(of request: HTTPRequest, url: String, _ options: RequestOptions) -> String? {
+        if request.headers.contains("Authorization") { return nil }
+        guard options.requiresAuth, let isPublic = authentication?.isPublic(pathOfURLText: url) else { return "" }
+        return isPublic ? "" : tokens?.credential.read { $0.identity }
+    }
+}
