@@ -325,7 +325,7 @@ extension APIClient {
                 let publicPaths = auth?.publicPaths ?? AuthInterceptor.defaultPublicPaths
                 auth = AuthInterceptor(publicPaths: publicPaths, store: tokens)
             }
-            return RequestPipeline.Configuration(
+            var configuration = RequestPipeline.Configuration(
                 attemptSteps: RequestChain.attemptSteps,
                 transport: transport,
                 requestInterceptors: requestInterceptors,
@@ -348,6 +348,8 @@ extension APIClient {
                 redaction: logging.redaction,
                 clock: clock,
                 random: random)
+            configuration.attemptSteps = RequestChain.attemptSteps(for: configuration)
+            return configuration
         }
     }
 }

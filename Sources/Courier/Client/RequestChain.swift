@@ -24,14 +24,17 @@ struct RequestChain: Sendable {
         case admission
     }
 
-    /// The steps of one call, in order.
+    /// The steps of one call, in order. A client runs those it has (``steps``).
     static let callSteps: [CallStep] = [.offlineGate, .cache, .admission]
-    /// The steps of each attempt of an admitted request, in order.
+    /// The steps of each attempt of an admitted request, in order. A pipeline runs those it has
+    /// (``attemptSteps(for:)``).
     static let attemptSteps: [AttemptStep] = [.interceptors, .securityGuard, .auth, .logging, .transport]
 
     /// The methods that write: a success invalidates cached reads; they may be queued offline.
     static let unsafeMethods: [HTTPMethod] = [.post, .put, .patch, .delete]
 
+    /// This client's call steps: ``callSteps`` without those it has nothing for.
+    let steps: [CallStep]
     let pipeline: RequestPipeline.Handle
     let cache: Cache.Handle?
     let offline: OfflineComponents?
@@ -40,17 +43,47 @@ struct RequestChain: Sendable {
     let authentication: AuthInterceptor?
     let tokens: TokenStore.Handle?
 
+    init(
+        pipeline: RequestPipeline.Handle, cache: Cache.Handle?, offline: OfflineComponents?, authentication: AuthInterceptor?,
+        tokens: TokenStore.Handle?
+    ) {
+        steps = Self.callSteps.filter { step in
+            switch step {
+            case .offlineGate: offline?.queue != nil
+            case .cache: cache != nil
+            case .admission: true
+            }
+        }
+        (self.pipeline, self.cache, self.offline, self.authentication, self.tokens) = (pipeline, cache, offline, authentication, tokens)
+    }
+
+    /// The attempt steps a pipeline with `configuration` runs: ``attemptSteps`` without those
+    /// it has nothing for.
+    static func attemptSteps(for configuration: RequestPipeline.Configuration) -> [AttemptStep] {
+        attemptSteps.filter { step in
+            switch step {
+            case .interceptors: !configuration.requestInterceptors.isEmpty || !configuration.responseInterceptors.isEmpty
+            case .securityGuard: configuration.security != nil
+            case .auth: configuration.auth != nil
+            case .logging: configuration.logging != nil
+            case .transport: true
+            }
+        }
+    }
+
     /// Runs `request` through every step and returns its final response (a 2xx, or a 3xx that
     /// was not followed).
     nonisolated(nonsending) func send(_ request: HTTPRequest, options: RequestOptions) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
+        // Without a cache nothing is stored: `cacheOnly` has nothing to answer with.
+        if cache == nil, options.cachePolicy == .cacheOnly { throw .notCached }
         return try await proceed(request, options, from: 0)
     }
 
     /// Replays a queued write: it enters the chain after the offline gate (it must not be
     /// queued again), with no retries of its own (the queue schedules them).
     nonisolated(nonsending) func replay(_ request: HTTPRequest, requiresAuth: Bool) async -> Result<HTTPResponse, NetworkError> {
-        let afterGate = Self.callSteps.firstIndex(of: .offlineGate)! + 1
+        let afterGate = steps.firstIndex(of: .offlineGate).map { $0 + 1 } ?? 0
         do {
             return .success(try await proceed(request, RequestOptions(retryPolicy: .never, requiresAuth: requiresAuth), from: afterGate))
         } catch {
@@ -62,7 +95,7 @@ struct RequestChain: Sendable {
     private nonisolated(nonsending) func proceed(
         _ request: HTTPRequest, _ options: RequestOptions, from index: Int
     ) async throws(NetworkError) -> HTTPResponse {
-        switch Self.callSteps[index] {
+        switch steps[index] {
         case .offlineGate: return try await offlineGate(request, options, next: index + 1)
         case .cache: return try await cached(request, options, next: index + 1)
         case .admission: return try await admitted(request, options)
@@ -103,14 +136,10 @@ struct RequestChain: Sendable {
 
     /// A GET the cache may answer: a fresh hit from the shelf without a message, anything else
     /// by the cache actor. A write that succeeded makes the stored reads of its URL stale.
-    /// Without a cache nothing is stored, so `cacheOnly` has nothing to answer with.
     private nonisolated(nonsending) func cached(
         _ request: HTTPRequest, _ options: RequestOptions, next: Int
     ) async throws(NetworkError) -> HTTPResponse {
-        guard let cache else {
-            if options.cachePolicy == .cacheOnly { throw .notCached }
-            return try await proceed(request, options, from: next)
-        }
+        guard let cache else { return try await proceed(request, options, from: next) }
         guard request.method == .get else {
             let response = try await proceed(request, options, from: next)
             if Self.unsafeMethods.contains(request.method) { cache.forget(.invalidate(url: request.url.absoluteString)) }
