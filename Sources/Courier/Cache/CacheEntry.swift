@@ -80,7 +80,10 @@ struct CacheEntry: Sendable {
             lifetime = HTTPDate.parse(expires).map { max(0, Int($0.timeIntervalSince(origin).rounded(.down))) } ?? 0
         }
         let age = response.headers["Age"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) } ?? 0
-        let entry = CacheEntry(response: copy response, storedAt: now, initialAge: age, lifetime: lifetime, control: control, varying: varying)
+        // What is stored answers later calls, which are not the request that fetched it.
+        var stored = copy response
+        stored.metrics = nil
+        let entry = CacheEntry(response: stored, storedAt: now, initialAge: age, lifetime: lifetime, control: control, varying: varying)
         guard lifetime > age || !entry.validators.isEmpty else { return nil }
         return entry
     }

@@ -17,6 +17,9 @@ public struct Response<Value> {
     public var status: Int { response.status }
     /// The response's header fields.
     public var headers: HTTPHeaders { response.headers }
+    /// The request's id (as in ``APIClient/events(buffer:)``), attempts, redirects and duration;
+    /// `nil` when the cache answered without asking the network.
+    public var metrics: RequestMetrics? { response.metrics }
 }
 
 extension Response: Sendable where Value: Sendable {}

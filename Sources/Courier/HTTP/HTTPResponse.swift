@@ -12,6 +12,10 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     /// The body, empty if the response had none.
     public var body: Data
+    /// What the pipeline did to get this response: the request's id, attempts, redirects and
+    /// duration. `nil` for a response the cache answered without asking the network, and for
+    /// one built by hand or straight from a transport.
+    public var metrics: RequestMetrics?
     /// Whether this is a 401 to a request that carried no `Authorization` field (set by the
     /// pipeline): its user message says the credentials were refused, not that a session ended.
     var answersUnauthenticatedRequest = false

@@ -41,17 +41,24 @@ struct RequestExecution: Sendable {
     }
 
     private nonisolated(nonsending) func run(_ pending: PendingRequest, admitted: Bool, publishing: Bool) async {
-        let started = publishing ? configuration.clock.now : .zero
+        let started = configuration.clock.now
         if publishing {
             events.publish(.started(pending.id, method: pending.request.method, url: configuration.redaction.url(pending.request.url)))
         }
-        let (result, attempts) = await attempts(pending, publishing: publishing)
+        var (outcome, attempts) = await attempts(pending, publishing: publishing)
         if admitted { try? mailbox.send(.finished(pending.id)) }
-        // The final event is made before the response is handed over (moved, not copied: a
-        // copy counts a reference on it here, on the worker's core, after the caller took it).
+        let duration = configuration.clock.now - started
+        // The response says which request it answers, and what that took (the transport step
+        // counted the redirects).
+        if case .response(var response) = outcome {
+            response.metrics = RequestMetrics(
+                id: pending.id, attempts: attempts, redirects: response.metrics?.redirects ?? 0, duration: duration)
+            outcome = .response(response)
+        }
+        let result = Self.result(of: outcome)
+        // The final event is made before the response is handed over.
         var final: RequestEvent?
         if publishing {
-            let duration = configuration.clock.now - started
             final = switch result {
             case .success(let response): .finished(pending.id, status: response.status, attempts: attempts, duration: duration)
             case .failure(let error): .failed(pending.id, error: error, attempts: attempts, duration: duration)
@@ -72,7 +79,9 @@ struct RequestExecution: Sendable {
         pending.reply.fail(error)
     }
 
-    private nonisolated(nonsending) func attempts(_ pending: PendingRequest, publishing: Bool) async -> (Result<HTTPResponse, NetworkError>, Int) {
+    /// The request's attempts, retries and waits; returns how the last attempt ended and how
+    /// many attempts were made.
+    private nonisolated(nonsending) func attempts(_ pending: PendingRequest, publishing: Bool) async -> (RetryPolicy.AttemptOutcome, Int) {
         var attempt = 1
         var renewedCredential = false
         while true {
@@ -85,7 +94,7 @@ struct RequestExecution: Sendable {
             if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt) }
 
             // A success is final: skip the retry decision (and its clock and random reads).
-            if case .response(let response) = outcome, response.status < 400 { return (.success(response), attempt) }
+            if case .response(let response) = outcome, response.status < 400 { return (outcome, attempt) }
             // A 401 to the session's token: get a newer one (the token store makes one refresh
             // for any number of such requests) and replay once; a second 401 is final.
             if case .response(let response) = outcome, response.status == 401, !renewedCredential,
@@ -94,7 +103,7 @@ struct RequestExecution: Sendable {
                 do throws(NetworkError) {
                     _ = try await tokens.renewed(after: version)
                 } catch .unauthorized {
-                    return (.failure(.unauthorized(response)), attempt)
+                    return (outcome, attempt)
                 } catch {
                     return (.failure(error), attempt)
                 }
@@ -108,7 +117,7 @@ struct RequestExecution: Sendable {
             guard case .retry(let delay, let reason) = decision,
                   configuration.clock.now + delay < pending.deadline,
                   await retryPermitted()
-            else { return (Self.result(of: outcome), attempt) }
+            else { return (outcome, attempt) }
 
             if publishing { events.publish(.retrying(pending.id, attempt: attempt, delay: delay, reason: reason)) }
             configuration.logger?.log(.info, "retrying", metadata: ["request": pending.id.description, "attempt": String(attempt), "reason": reason])
@@ -251,14 +260,14 @@ struct RequestExecution: Sendable {
             // that does not.
             received += response.body.count
             if received > configuration.maxResponseBytes { throw .responseTooLarge(limit: configuration.maxResponseBytes) }
-            guard redirects.follows else { return response }
+            guard redirects.follows else { return Self.final(response, id: id, redirects: hops) }
             switch RedirectRule.next(after: request, response: response) {
             case .final:
-                return response
+                return Self.final(response, id: id, redirects: hops)
             case .refuse(let error):
                 throw error
             case .follow(let next):
-                if let decide = redirects.decide, !decide(response, next) { return response }
+                if let decide = redirects.decide, !decide(response, next) { return Self.final(response, id: id, redirects: hops) }
                 hops += 1
                 guard hops <= redirects.maxHops else { throw .tooManyRedirects(limit: redirects.maxHops) }
                 try configuration.security?.check(next)
@@ -266,6 +275,14 @@ struct RequestExecution: Sendable {
                 request = next
             }
         }
+    }
+
+    /// The exchange's final response, with the redirects followed to it (``run(_:publishing:)``
+    /// fills in the rest of its metrics when the request ends).
+    private static func final(_ response: consuming HTTPResponse, id: RequestID, redirects: Int) -> HTTPResponse {
+        var response = response
+        response.metrics = RequestMetrics(id: id, attempts: 0, redirects: redirects, duration: .zero)
+        return response
     }
 
     private nonisolated(nonsending) func retryPermitted() async -> Bool {

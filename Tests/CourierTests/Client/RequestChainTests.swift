@@ -1,0 +1,159 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The request chain: the order of its steps, the steps each client runs, and what a request
+/// carries back (its id and metrics), over real HTTP against the scripted server.
+@Suite(.timeLimit(.minutes(5))) struct RequestChainTests {
+    private struct Item: Codable, Sendable, Equatable { let n: Int }
+
+    /// Records which interceptor saw the request, and what it carried, in order.
+    private struct Recorder: RequestInterceptor, ResponseInterceptor {
+        let name: String
+        let seen: Locked<[String]>
+        var answer: HTTPResponse?
+
+        func intercept(_ request: HTTPRequest, context: RequestContext) async throws -> RequestInterception {
+            seen.withLock { $0.append("\(name) out auth=\(request.headers.contains("Authorization"))") }
+            if let answer { return .respond(answer) }
+            return .proceed(request)
+        }
+
+        func intercept(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
+            seen.withLock { $0.append("\(name) back \(response.status)") }
+            return response
+        }
+    }
+
+    @Test("the steps are declared once, in order")
+    func declaredOrder() {
+        #expect(RequestChain.callSteps == [.offlineGate, .cache, .admission])
+        #expect(RequestChain.attemptSteps == [.interceptors, .securityGuard, .auth, .logging, .transport])
+    }
+
+    @Test("a client runs only the steps it has something for")
+    func stepsPerClient() async {
+        let plain = client(URL(string: "http://127.0.0.1:9")!) { $0.security = nil }
+        #expect(plain.components.chain.steps == [.admission])
+        #expect(plain.configuration.pipeline(tokens: nil).attemptSteps == [.transport])
+        await plain.shutdown()
+
+        let full = client(URL(string: "http://127.0.0.1:9")!) {
+            $0.caching = .init()
+            $0.offline = .init()
+            $0.logging = .init(logger: CapturingLogger())
+            $0.requestInterceptors = [Recorder(name: "user", seen: Locked([]))]
+            $0.auth = AuthInterceptor(token: { "token" })
+        }
+        #expect(full.components.chain.steps == RequestChain.callSteps)
+        #expect(full.configuration.pipeline(tokens: nil).attemptSteps == RequestChain.attemptSteps)
+        await full.shutdown()
+    }
+
+    @Test("user interceptors see the request before auth; the response comes back through them last")
+    func interceptorsBeforeAuth() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/items/1", [.json(200, #"{"n":1}"#)])
+            let seen = Locked<[String]>([])
+            let recorder = Recorder(name: "user", seen: seen)
+            let api = client(server.baseURL, retryPolicy: .never) {
+                $0.requestInterceptors = [recorder]
+                $0.responseInterceptors = [recorder]
+                $0.auth = AuthInterceptor(token: { "token" })
+            }
+            #expect(try await api.send(Endpoint<Item>(path: "items/1")).value == Item(n: 1))
+            #expect(seen.withLock { $0 } == ["user out auth=false", "user back 200"])
+            // Auth ran after the user's interceptor: the server saw the credential.
+            #expect(try await server.requests(path: "/items/1").first?.header("Authorization") == "Bearer token")
+            await api.shutdown()
+        }
+    }
+
+    @Test("an interceptor that answers ends the way out: nothing is sent, the response interceptors still see it")
+    func interceptorAnswers() async throws {
+        try await withScriptedServer { server in
+            let seen = Locked<[String]>([])
+            let answering = Recorder(name: "stub", seen: seen, answer: HTTPResponse(status: 200, body: Data(#"{"n":7}"#.utf8)))
+            let api = client(server.baseURL, retryPolicy: .never) {
+                $0.requestInterceptors = [answering]
+                $0.responseInterceptors = [Recorder(name: "after", seen: seen)]
+            }
+            let response = try await api.send(Endpoint<Item>(path: "items/7"))
+            #expect(response.value == Item(n: 7))
+            #expect(seen.withLock { $0 } == ["stub out auth=false", "after back 200"])
+            #expect(try await server.requests(path: "/items/7").isEmpty)
+            #expect(response.metrics?.attempts == 1)
+            #expect(response.metrics?.redirects == 0)
+            await api.shutdown()
+        }
+    }
+
+    @Test("a response carries its request's id (the one its events carry), its attempts, redirects and duration")
+    func metrics() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/old", [.redirect(302, to: "/flaky")])
+            try await server.script("/flaky", [.status(503), .json(200, #"{"n":2}"#)])
+            let api = client(server.baseURL)
+            let events = api.events()
+            let response = try await api.send(Endpoint<Item>(path: "old"))
+            let metrics = try #require(response.metrics)
+            #expect(response.value == Item(n: 2))
+            #expect(metrics.attempts == 2)
+            #expect(metrics.redirects == 1)
+            #expect(metrics.duration > .zero)
+            let seen = await collect(events) { if case .finished = $0.last { true } else { false } }
+            guard case .finished(let id, _, let attempts, let duration)? = seen.last else { Issue.record("got \(seen)"); return }
+            #expect(id == metrics.id)
+            #expect(attempts == 2)
+            #expect(duration == metrics.duration)
+            await api.shutdown()
+        }
+    }
+
+    @Test("an error status carries its response's metrics; a fresh hit from the cache carries none")
+    func metricsOfErrorsAndHits() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/missing", [.status(404)])
+            try await server.script("/cached", [.json(200, #"{"n":3}"#, headers: ["Cache-Control": "max-age=60"])])
+            let api = client(server.baseURL, retryPolicy: .never) { $0.caching = .init() }
+            let events = api.events()
+            let error = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<Item>(path: "missing")) }
+            let failed = await collect(events) { if case .failed = $0.last { true } else { false } }
+            #expect(error?.response?.metrics?.id == failed.last?.id)
+            #expect(error?.response?.metrics?.attempts == 1)
+
+            let fetched = try await api.send(Endpoint<Item>(path: "cached"))
+            #expect(fetched.metrics?.attempts == 1)
+            let hit = try await api.send(Endpoint<Item>(path: "cached"))
+            #expect(hit.value == Item(n: 3))
+            #expect(hit.metrics == nil)
+            #expect(try await server.requests(path: "/cached").count == 1)
+            await api.shutdown()
+        }
+    }
+
+    @Test("a queued write's replay enters after the offline gate: sent once, not queued again, and it invalidates the cache")
+    func replayEntersAfterTheGate() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/items", [.json(201, "{}")])
+            try await server.script("/items", method: "GET", [.json(200, #"{"n":1}"#, headers: ["Cache-Control": "max-age=60"])])
+            let api = client(server.baseURL, retryPolicy: .never, clock: ManualClock()) {
+                $0.connectivity = .init(debounce: .zero, watchesLink: false)
+                $0.offline = .init()
+                $0.caching = .init()
+            }
+            _ = try await api.send(Endpoint<Item>(path: "items"))
+            let id = try await api.enqueue(Endpoint<EmptyResponse>(path: "items", method: .post, body: ["n": 2]))
+            #expect(id == 1)
+            #expect(try await api.syncNow().done == 1)
+            #expect(try await api.offlineItems().isEmpty)
+            #expect(try await server.requests(path: "/items").filter { $0.method == "POST" }.count == 1)
+            // The replayed write made the stored GET stale: the next read asks the server.
+            _ = try await api.send(Endpoint<Item>(path: "items"))
+            #expect(try await server.requests(path: "/items").filter { $0.method == "GET" }.count == 2)
+            await api.shutdown()
+        }
+    }
+}
