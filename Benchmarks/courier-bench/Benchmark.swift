@@ -107,7 +107,7 @@ final class Benchmark {
     /// reading took.
     private static func messages(_ client: APIClient) async -> (messages: Int, asks: Int) {
         let pipeline = (try? await client.pipelineStats().messagesHandled) ?? 0
-        let cache = (try? await client.cacheStats().messagesHandled) ?? 0
+        let cache = (try? await client.cache.stats().messagesHandled) ?? 0
         return (pipeline + cache, cache == 0 ? 1 : 2)
     }
 }

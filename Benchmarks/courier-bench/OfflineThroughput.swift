@@ -25,8 +25,8 @@ enum OfflineThroughput {
         configuration.offline = .init(
             storageFile: directory.appendingPathComponent("offline.sqlite"), maxItems: 1_000_000, drainInterval: .seconds(3600))
         let client = APIClient(configuration: configuration)
-        client.reportConnectivity(.offline)
-        while client.connectivity != .offline { await Task.yield() }
+        client.connectivity.report(.offline)
+        while client.connectivity.state != .offline { await Task.yield() }
 
         let write = Endpoint<EmptyResponse>(
             path: "notes", method: .post, body: ["title": "a note written offline"], options: RequestOptions(offline: .queueWhenOffline))
@@ -49,18 +49,18 @@ enum OfflineThroughput {
         for _ in 0..<sequentialWrites where !(await queued(client, write)) { sequentialFailures += 1 }
         let sequential = Double(sequentialWrites) / (ContinuousClock.now - start).inSeconds
 
-        let waiting = client.pendingOfflineCount
+        let waiting = client.offline.pendingCount
         start = ContinuousClock.now
-        client.reportConnectivity(.online)
-        _ = try? await client.syncNow()
-        while client.pendingOfflineCount > 0 {
-            guard (try? await client.syncNow()) != nil else { break }
+        client.connectivity.report(.online)
+        _ = try? await client.offline.sync()
+        while client.offline.pendingCount > 0 {
+            guard (try? await client.offline.sync()) != nil else { break }
         }
-        let drain = Double(waiting - client.pendingOfflineCount) / (ContinuousClock.now - start).inSeconds
+        let drain = Double(waiting - client.offline.pendingCount) / (ContinuousClock.now - start).inSeconds
         await client.shutdown()
         return Result(
             concurrentPerSecond: concurrent, sequentialPerSecond: sequential, drainPerSecond: drain,
-            failures: failures + sequentialFailures + client.pendingOfflineCount)
+            failures: failures + sequentialFailures + client.offline.pendingCount)
     }
 
     /// Sends one write while offline: whether it came back `queued`.

@@ -24,7 +24,7 @@ while true {
     sequence += 1
     let tag = "\(prefix)-\(sequence)"
     do {
-        let id = try await client.enqueue(Endpoint<EmptyResponse>(path: "writes", method: .post, body: ["tag": tag]))
+        let id = try await client.offline.enqueue(Endpoint<EmptyResponse>(path: "writes", method: .post, body: ["tag": tag]))
         // Unbuffered: the line is out as soon as enqueue returned.
         FileHandle.standardOutput.write(Data("\(id) \(tag)\n".utf8))
     } catch {

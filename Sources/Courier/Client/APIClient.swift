@@ -120,19 +120,35 @@ public final class APIClient: Sendable {
         return headers
     }
 
+    // MARK: Grouped calls
+
+    /// Sign in and out, refresh, the session's state and token events.
+    public var session: ClientSession { ClientSession(client: self) }
+    /// Invalidate, clear, the cache's counters and storage events.
+    public var cache: ClientCache { ClientCache(client: self) }
+    /// The offline queue: enqueue, items, retry, remove, conflicts, sync, events and progress.
+    public var offline: ClientOfflineQueue { ClientOfflineQueue(client: self) }
+    /// The connectivity monitor's state, reports and changes.
+    public var connectivity: ClientConnectivity { ClientConnectivity(client: self) }
+
     // MARK: Observing
 
-    /// Every request event from now on (started, attempt, retrying, finished, failed).
-    /// A subscriber that falls behind keeps the newest `buffer` events, so a slow or forgotten
-    /// subscriber cannot grow memory without bound.
-    public func events(buffer: Int = 10_000) -> AsyncStream<RequestEvent> {
+    /// How many events every stream the client publishes keeps for a subscriber that falls
+    /// behind, unless the subscriber asks for another number: the newest ones are kept, so a
+    /// slow or forgotten subscriber cannot grow memory without bound.
+    public static let eventBuffer = 1000
+
+    /// Every request event from now on (started, attempt, retrying, finished, failed); a
+    /// subscriber that falls behind keeps the newest `buffer` events.
+    public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<RequestEvent> {
         components.requestEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
-    /// The supervisor's events (components started, failed, restarted…). Subscribe right after
-    /// creating the client to see the `started` events.
-    public func supervisionEvents() -> AsyncStream<SupervisionEvent> {
-        supervisor.events()
+    /// The supervisor's events (components started, failed, restarted…); a subscriber that
+    /// falls behind keeps the newest `buffer` events. Subscribe right after creating the client
+    /// to see the `started` events.
+    public func supervisionEvents(buffer: Int = APIClient.eventBuffer) -> AsyncStream<SupervisionEvent> {
+        supervisor.events(buffer: buffer)
     }
 
     /// The request pipeline's counters.

@@ -98,8 +98,8 @@ package actor Supervisor: Component {
 
     /// A stream of every supervision event from now on; it ends after ``SupervisionEvent/shutDown(supervisor:)``.
     /// Subscribe before ``start(_:)`` to see the `started` events.
-    package nonisolated func events() -> AsyncStream<SupervisionEvent> {
-        broadcaster.subscribe()
+    package nonisolated func events(buffer: Int = .max) -> AsyncStream<SupervisionEvent> {
+        broadcaster.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     /// Starts `specs` in order. Call once; later calls, and calls after ``shutdown()``, do nothing.

@@ -34,7 +34,7 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             #expect(users.count == 1000)
             #expect(users.allSatisfy { $0.id == 7 })
             #expect(try await server.requests(path: "/v1/items/7").count == 1)
-            let stats = try await api.cacheStats()
+            let stats = try await api.cache.stats()
             #expect(stats.fetches == 1)
             // Every other caller joined the fetch, or came after it and found the body fresh.
             #expect(stats.coalesced + stats.hits == 999)
@@ -85,15 +85,15 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             var tasks: [Task<User, any Error>] = []
             for _ in 0..<10 { tasks.append(Task { try await self.fetch(api) }) }
             _ = try await server.waitForRequests(path: "/v1/items/7", count: 1)
-            await waitUntil { (try? await api.cacheStats().coalesced) == 9 }   // all ten wait in the first fetch
-            try api.invalidateCache(for: endpoint)
+            await waitUntil { (try? await api.cache.stats().coalesced) == 9 }   // all ten wait in the first fetch
+            try api.cache.invalidate(endpoint)
             // A caller after the invalidation starts the fetch the key's requests now join.
             let later = Task { try await self.fetch(api) }
             _ = try await server.waitForRequests(path: "/v1/items/7", count: 2)
             for task in tasks { task.cancel() }
             for task in tasks { await #expect(throws: NetworkError.self) { _ = try await task.value } }
             #expect(try await server.waitForDisconnect(path: "/v1/items/7"))
-            #expect(try await api.cacheStats().inFlight == 1)   // the later caller's fetch
+            #expect(try await api.cache.stats().inFlight == 1)   // the later caller's fetch
             later.cancel()
             await api.shutdown()
         }
@@ -113,7 +113,7 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             #expect(sent.count == 2)
             #expect(sent[0].header("If-None-Match") == nil)
             #expect(sent[1].header("If-None-Match") == "\"v1\"")
-            #expect(try await api.cacheStats().revalidated == 1)
+            #expect(try await api.cache.stats().revalidated == 1)
             await api.shutdown()
         }
     }
@@ -136,9 +136,9 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
                 "/v1/items/7", [.json(200, item, headers: ["Cache-Control": "max-age=60", "Vary": "Accept, Accept-Language"])])
             let api = cachingClient(server)
             _ = try await fetch(api)   // stored, with the Accept the client adds
-            let before = try await api.cacheStats().messagesHandled
+            let before = try await api.cache.stats().messagesHandled
             _ = try await fetch(api)   // a fresh hit from the shelf, looked up before the URL is parsed
-            #expect(try await api.cacheStats().messagesHandled == before + 1)   // that read's own ask only
+            #expect(try await api.cache.stats().messagesHandled == before + 1)   // that read's own ask only
             _ = try await api.data(for: api.makeRequest(endpoint.untyped))   // the same request, built by hand
             #expect(try await server.requests(path: "/v1/items/7").count == 1)
             _ = try await fetch(api, Endpoint<User>(path: "items/7", headers: ["Accept-Language": "es"], version: .v1))
@@ -181,7 +181,7 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
         }
         clock.advance(by: .seconds(10))
         #expect(try await fetch(api!).name == "Ivy")
-        #expect(try await api!.cacheStats().staleOnError == 1)
+        #expect(try await api!.cache.stats().staleOnError == 1)
         // Past the stale-if-error window the failure comes through.
         clock.advance(by: .seconds(600))
         await #expect(throws: NetworkError.self) { _ = try await fetch(api!) }
@@ -236,13 +236,13 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             try await server.script("/v1/me", [.json(200, #"{"id":1,"name":"Ann"}"#).when(header: "Authorization", is: "Bearer ann", otherwise: .json(200, #"{"id":2,"name":"Bob"}"#))])
             let api = cachingClient(server) { $0.session = .init() }
             let me = Endpoint<User>(path: "me", version: .v1)
-            try await api.signIn(Tokens(accessToken: "ann", refreshToken: nil, expiresAt: nil))
+            try await api.session.signIn(Tokens(accessToken: "ann", refreshToken: nil, expiresAt: nil))
             #expect(try await fetch(api, me).name == "Ann")
             #expect(try await fetch(api, me).name == "Ann")
             #expect(try await server.requests(path: "/v1/me").count == 1)
-            try await api.signOut()
-            #expect(try await api.cacheStats().entries == 0)
-            try await api.signIn(Tokens(accessToken: "bob", refreshToken: nil, expiresAt: nil))
+            try await api.session.signOut()
+            #expect(try await api.cache.stats().entries == 0)
+            try await api.session.signIn(Tokens(accessToken: "bob", refreshToken: nil, expiresAt: nil))
             #expect(try await fetch(api, me).name == "Bob")
             #expect(try await server.requests(path: "/v1/me").count == 2)
             await api.shutdown()
@@ -300,7 +300,7 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             #expect(restarted)
             // The new instance works.
             _ = try await fetch(api)
-            #expect(try await api.cacheStats().messagesHandled > 0)
+            #expect(try await api.cache.stats().messagesHandled > 0)
             await api.shutdown()
         }
     }
@@ -319,7 +319,7 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             let raw = try await api.data(for: conditional)
             #expect(raw.status == 304)
             #expect(try await server.requests(path: "/v1/items/7").last?.header("If-None-Match") == "\"v0\"")
-            #expect(try await api.cacheStats().revalidated == 0)
+            #expect(try await api.cache.stats().revalidated == 0)
             await api.shutdown()
         }
     }

@@ -49,7 +49,7 @@ import Testing
         // A new client (a new process, as far as the cache knows), the server gone.
         let second = client(baseURL!, retryPolicy: .never) { $0.caching = .init(storageFile: file) }
         #expect(try await second.send(networkFirst).value.name == "Ivy")
-        #expect(try await second.cacheStats().staleOnError == 1)
+        #expect(try await second.cache.stats().staleOnError == 1)
         await second.shutdown()
     }
 
@@ -62,7 +62,7 @@ import Testing
         try await withScriptedServer { server in
             try await server.script("/v1/items/7", [.json(200, item)])
             let api = cachingClient(server) { $0.caching?.storageFile = file }
-            let events = api.cacheEvents()
+            let events = api.cache.events()
             _ = try await api.send(Endpoint<User>(path: "items/7", version: .v1))
             var movedTo: String?
             for await event in events {

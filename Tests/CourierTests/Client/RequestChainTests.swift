@@ -145,10 +145,10 @@ import Testing
                 $0.caching = .init()
             }
             _ = try await api.send(Endpoint<Item>(path: "items"))
-            let id = try await api.enqueue(Endpoint<EmptyResponse>(path: "items", method: .post, body: ["n": 2]))
+            let id = try await api.offline.enqueue(Endpoint<EmptyResponse>(path: "items", method: .post, body: ["n": 2]))
             #expect(id == 1)
-            #expect(try await api.syncNow().done == 1)
-            #expect(try await api.offlineItems().isEmpty)
+            #expect(try await api.offline.sync().done == 1)
+            #expect(try await api.offline.items().isEmpty)
             #expect(try await server.requests(path: "/items").filter { $0.method == "POST" }.count == 1)
             // The replayed write made the stored GET stale: the next read asks the server.
             _ = try await api.send(Endpoint<Item>(path: "items"))

@@ -51,7 +51,7 @@ func settledConnectivity(_ api: APIClient) async throws -> ConnectivityState {
         let base = try await server.switchableURL(up: false)
         try await server.script("/ping", [.status(200)])
         let api = client(base, retryPolicy: .never) { $0.connectivity = .init(debounce: .zero, watchesLink: false) }
-        let changes = api.connectivityEvents()
+        let changes = api.connectivity.events()
         _ = try? await api.data(for: Endpoint<EmptyResponse>(path: "ping"))
         #expect(try await settledConnectivity(api) == .offline)
         try await server.setSwitchable(up: true)
@@ -66,8 +66,8 @@ func settledConnectivity(_ api: APIClient) async throws -> ConnectivityState {
     func linkSource() async throws {
         guard LinkWatcher.open().map({ $0.close(); return true }) ?? false else { return }
         let api = client(URL(string: "http://127.0.0.1:9")!) { $0.connectivity = .init(debounce: .zero) }
-        await waitUntil { api.connectivity != .unknown }
-        #expect(api.connectivity == (LinkWatcher.hasUsableLink() ? .online : .offline))
+        await waitUntil { api.connectivity.state != .unknown }
+        #expect(api.connectivity.state == (LinkWatcher.hasUsableLink() ? .online : .offline))
         await api.shutdown()
     }
 }

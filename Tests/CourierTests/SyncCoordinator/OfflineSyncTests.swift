@@ -50,19 +50,19 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let base = try await server.switchableURL(up: false)
         try await server.script("/notes", method: "POST", [.json(201, "{}")])
         let api = offlineClient(base, directory: try temporaryDirectory())
-        let events = api.offlineEvents()
+        let events = api.offline.events()
         var ids: [Int64] = []
         for n in 0..<100 {
             let id = await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(n)) }
             ids.append(try #require(id))
         }
         #expect(ids == Array(1...100))
-        #expect(api.connectivity == .offline)   // learnt from the first refused connection
-        #expect(api.pendingOfflineCount == 100)
-        let keys = try await api.offlineItems().map(\.idempotencyKey)
+        #expect(api.connectivity.state == .offline)   // learnt from the first refused connection
+        #expect(api.offline.pendingCount == 100)
+        let keys = try await api.offline.items().map(\.idempotencyKey)
 
         try await server.setSwitchable(up: true)
-        api.reportConnectivity(.online)
+        api.connectivity.report(.online)
         let seen = await collect(events) { deliveredCount($0) == 100 }
         #expect(seen.filter { if case .enqueued = $0 { true } else { false } }.count == 100)
 
@@ -70,8 +70,8 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         #expect(received.map(\.bodyText) == (0..<100).map { #"{"n":\#($0)}"# })
         #expect(received.map { $0.header("Idempotency-Key") ?? "" } == keys)
         #expect(Set(keys).count == 100)
-        #expect(try await api.offlineItems().isEmpty)
-        #expect(api.pendingOfflineCount == 0)
+        #expect(try await api.offline.items().isEmpty)
+        #expect(api.offline.pendingCount == 0)
         await api.shutdown()
     }
 
@@ -83,7 +83,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         try await server.script("/notes", method: "POST", [.json(201, "{}")])
         let clock = ManualClock()
         let api = offlineClient(base, clock: clock) { $0.drainInterval = .seconds(60) }
-        let events = api.offlineEvents()
+        let events = api.offline.events()
         let id = try #require(await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(1)) })
         #expect(try await settledConnectivity(api) == .offline)
         try await server.setSwitchable(up: true)
@@ -102,14 +102,14 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         try await server.script("/notes", method: "POST", [.json(201, "{}")])
         let directory = try temporaryDirectory()
         let first = offlineClient(server.baseURL, directory: directory)
-        first.reportConnectivity(.offline)
+        first.connectivity.report(.offline)
         _ = try await settledConnectivity(first)
-        let ids = [try await first.enqueue(noteWrite(1)), try await first.enqueue(noteWrite(2))]
+        let ids = [try await first.offline.enqueue(noteWrite(1)), try await first.offline.enqueue(noteWrite(2))]
         await first.shutdown()
         #expect(try await server.requests(path: "/notes").isEmpty)
 
         let second = offlineClient(server.baseURL, directory: directory)
-        let events = second.offlineEvents()
+        let events = second.offline.events()
         let seen = await collect(events) { deliveredCount($0) == 2 }
         #expect(seen == ids.map { .delivered(itemID: $0, status: 201) })
         #expect(try await server.requests(path: "/notes").map(\.bodyText) == [#"{"n":1}"#, #"{"n":2}"#])
@@ -130,9 +130,9 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let down = offlineClient(try await server.switchableURL(up: false))
         let sendError = await #expect(throws: NetworkError.self) { try await down.send(own) }
         guard case .noConnection? = sendError else { Issue.record("got \(String(describing: sendError))"); return }
-        #expect(down.pendingOfflineCount == 0)
+        #expect(down.offline.pendingCount == 0)
         await down.shutdown()
-        let enqueueError = await #expect(throws: NetworkError.self) { try await api.enqueue(own) }
+        let enqueueError = await #expect(throws: NetworkError.self) { try await api.offline.enqueue(own) }
         guard case .invalidRequest? = enqueueError else { Issue.record("got \(String(describing: enqueueError))"); return }
         await api.shutdown()
     }
@@ -145,11 +145,11 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let api = offlineClient(server.baseURL)
         _ = try await api.send(noteWrite(1))
         #expect(try await settledConnectivity(api) == .online)
-        #expect(api.connectivity == .online)
+        #expect(api.connectivity.state == .online)
         let down = offlineClient(try await server.switchableURL(up: false))
         let error = await #expect(throws: NetworkError.self) { try await down.send(Endpoint<EmptyResponse>(path: "notes", options: RequestOptions(offline: .queueWhenOffline))) }
         guard case .noConnection? = error else { Issue.record("got \(String(describing: error))"); return }
-        #expect(down.pendingOfflineCount == 0)
+        #expect(down.offline.pendingCount == 0)
         await api.shutdown()
         await down.shutdown()
     }
@@ -160,23 +160,23 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         defer { server.stop() }
         try await server.script("/notes", [ScriptedResponse.json(201, "{}").with(delay: 0.2)])
         let api = offlineClient(server.baseURL, clock: SystemTimeSource())
-        let events = api.offlineEvents()
-        let progress = api.syncProgress()
-        api.reportConnectivity(.offline)
+        let events = api.offline.events()
+        let progress = api.offline.progress()
+        api.connectivity.report(.offline)
         _ = try await settledConnectivity(api)
-        for n in 0..<10 { _ = try await api.enqueue(noteWrite(n)) }
-        api.reportConnectivity(.online)
+        for n in 0..<10 { _ = try await api.offline.enqueue(noteWrite(n)) }
+        api.connectivity.report(.online)
         let before = deliveredCount(await collect(events) { deliveredCount($0) == 3 })
-        api.reportConnectivity(.offline)
+        api.connectivity.report(.offline)
         // The drain that was stopped (drains started before `online` found the monitor offline
         // and delivered nothing).
         let stopped = await collect(progress) { ($0.last?.isFinished ?? false) && $0.last!.done >= 3 }.last
         #expect((stopped?.done ?? 10) < 10)
-        #expect(api.pendingOfflineCount > 0)
+        #expect(api.offline.pendingCount > 0)
 
-        api.reportConnectivity(.online)
+        api.connectivity.report(.online)
         _ = await collect(events) { deliveredCount($0) == 10 - before }
-        #expect(api.pendingOfflineCount == 0)
+        #expect(api.offline.pendingCount == 0)
         var keysByBody: [String: Set<String>] = [:]
         for request in try await server.requests(path: "/notes") {
             keysByBody[request.bodyText, default: []].insert(request.header("Idempotency-Key") ?? "")
@@ -192,24 +192,24 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         try await server.script("/notes", [.json(503, #"{"message":"busy"}"#)])
         let clock = ManualClock()
         let api = offlineClient(server.baseURL, clock: clock) { $0.maxAttempts = 3 }
-        let events = api.offlineEvents()
-        let id = try await api.enqueue(noteWrite(1))
+        let events = api.offline.events()
+        let id = try await api.offline.enqueue(noteWrite(1))
         for attempt in 1...3 {
-            let progress = try await api.syncNow()
+            let progress = try await api.offline.sync()
             #expect(progress.failed == 1, "attempt \(attempt)")
-            #expect(try await api.syncNow().failed == 0)   // not due before its backoff
+            #expect(try await api.offline.sync().failed == 0)   // not due before its backoff
             clock.advance(by: .seconds(10))
         }
-        let items = try await api.offlineItems()
+        let items = try await api.offline.items()
         #expect(items.map(\.state) == [.dead])
         #expect(items.first?.attempts == 3)
         #expect(try await server.requests(path: "/notes").count == 3)
         let seen = await collect(events) { $0.contains { if case .deadLettered = $0 { true } else { false } } }
         #expect(seen.contains { if case .retrying(id, 2, let error) = $0 { error.hasPrefix("serverError(503)") } else { false } })
         try await server.script("/notes", [.json(201, "{}")])
-        try await api.retryOfflineItem(id)   // queued again, and a drain is started
-        _ = try await api.syncNow()
-        #expect(try await api.offlineItems().isEmpty)
+        try await api.offline.retry(id)   // queued again, and a drain is started
+        _ = try await api.offline.sync()
+        #expect(try await api.offline.items().isEmpty)
         await api.shutdown()
     }
 
@@ -219,22 +219,22 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         defer { server.stop() }
         let clock = ManualClock()
         let api = offlineClient(server.baseURL, clock: clock) { $0.expiry = .seconds(3600) }
-        let id = try await api.enqueue(noteWrite(1))
+        let id = try await api.offline.enqueue(noteWrite(1))
         clock.advance(by: .seconds(3600))
-        _ = try await api.syncNow()
-        #expect(try await api.offlineItems().map(\.state) == [.expired])
+        _ = try await api.offline.sync()
+        #expect(try await api.offline.items().map(\.state) == [.expired])
         #expect(try await server.requests(path: "/notes").isEmpty)
-        try await api.removeOfflineItem(id)
-        #expect(try await api.offlineItems().isEmpty)
+        try await api.offline.remove(id)
+        #expect(try await api.offline.items().isEmpty)
         await api.shutdown()
     }
 
     @Test("a full queue refuses the write with queueFull")
     func queueFull() async throws {
         let api = offlineClient(URL(string: "http://127.0.0.1:9")!) { $0.maxItems = 2 }
-        _ = try await api.enqueue(noteWrite(1))
-        _ = try await api.enqueue(noteWrite(2))
-        let error = await #expect(throws: NetworkError.self) { try await api.enqueue(noteWrite(3)) }
+        _ = try await api.offline.enqueue(noteWrite(1))
+        _ = try await api.offline.enqueue(noteWrite(2))
+        let error = await #expect(throws: NetworkError.self) { try await api.offline.enqueue(noteWrite(3)) }
         guard case .queueFull(2)? = error else { Issue.record("got \(String(describing: error))"); return }
         await api.shutdown()
     }
@@ -245,11 +245,11 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         defer { server.stop() }
         try await server.script("/doc", [.json(409, #"{"title":"theirs"}"#, headers: ["ETag": "\"v2\""])])
         let api = offlineClient(server.baseURL) { $0.conflicts = .serverWins }
-        let events = api.offlineEvents()
-        let id = try await api.enqueue(noteWrite(1, method: .put, path: "doc"))
-        let progress = try await api.syncNow()
+        let events = api.offline.events()
+        let id = try await api.offline.enqueue(noteWrite(1, method: .put, path: "doc"))
+        let progress = try await api.offline.sync()
         #expect(progress.done == 1)
-        #expect(try await api.offlineItems().isEmpty)
+        #expect(try await api.offline.items().isEmpty)
         #expect(try await server.requests(path: "/doc").count == 1)
         let seen = await collect(events) { $0.count == 2 }
         #expect(seen.last == .conflictResolved(itemID: id, resolution: "serverWins"))
@@ -263,8 +263,8 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let conflict = ScriptedResponse.json(412, #"{"title":"theirs"}"#, headers: ["ETag": "\"v2\""])
         try await server.script("/doc", [ScriptedResponse.json(200, "{}").when(header: "If-Match", is: "\"v2\"", otherwise: conflict)])
         let api = offlineClient(server.baseURL) { $0.conflicts = .clientWins }
-        _ = try await api.enqueue(noteWrite(1, method: .put, path: "doc"))
-        let progress = try await api.syncNow()
+        _ = try await api.offline.enqueue(noteWrite(1, method: .put, path: "doc"))
+        let progress = try await api.offline.sync()
         #expect(progress.done == 1)
         let received = try await server.requests(path: "/doc")
         #expect(received.count == 2)
@@ -272,7 +272,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         #expect(received[1].bodyText == #"{"n":1}"#)
         let keys = received.compactMap { $0.header("Idempotency-Key") }
         #expect(keys.count == 2 && keys[1] == keys[0] + "~1")
-        #expect(try await api.offlineItems().isEmpty)
+        #expect(try await api.offline.items().isEmpty)
         await api.shutdown()
     }
 
@@ -286,8 +286,8 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
                 Data((String(decoding: local, as: UTF8.self) + "+" + String(decoding: remote, as: UTF8.self)).utf8)
             }
         }
-        _ = try await api.enqueue(noteWrite(1, method: .put, path: "doc"))
-        #expect(try await api.syncNow().done == 1)
+        _ = try await api.offline.enqueue(noteWrite(1, method: .put, path: "doc"))
+        #expect(try await api.offline.sync().done == 1)
         let received = try await server.requests(path: "/doc")
         #expect(received.map(\.bodyText) == [#"{"n":1}"#, #"{"n":1}+{"server":true}"#])
         await api.shutdown()
@@ -299,19 +299,19 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         defer { server.stop() }
         try await server.script("/doc", [.json(409, #"{"server":true}"#, headers: ["ETag": "\"v3\""]), .json(200, "{}")])
         let api = offlineClient(server.baseURL) { $0.conflicts = .manual }
-        let events = api.offlineEvents()
-        let id = try await api.enqueue(noteWrite(1, method: .put, path: "doc"))
-        _ = try await api.syncNow()
-        let parked = try await api.offlineItems()
+        let events = api.offline.events()
+        let id = try await api.offline.enqueue(noteWrite(1, method: .put, path: "doc"))
+        _ = try await api.offline.sync()
+        let parked = try await api.offline.items()
         #expect(parked.map(\.state) == [.conflict])
         #expect(parked.first?.serverResponse?.body == Data(#"{"server":true}"#.utf8))
         let seen = await collect(events) { $0.count == 2 }
         #expect(seen.last == .conflict(itemID: id, status: 409))
-        try await api.resolveConflict(id, with: .merge(Data(#"{"n":1,"server":true}"#.utf8)))
-        #expect(try await api.syncNow().done == 1)
+        try await api.offline.resolveConflict(id, with: .merge(Data(#"{"n":1,"server":true}"#.utf8)))
+        #expect(try await api.offline.sync().done == 1)
         let received = try await server.requests(path: "/doc")
         #expect(received.last?.bodyText == #"{"n":1,"server":true}"#)
-        #expect(try await api.offlineItems().isEmpty)
+        #expect(try await api.offline.items().isEmpty)
         await api.shutdown()
     }
 
@@ -322,12 +322,12 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         try await server.script("/notes", [.json(201, "{}")])
         let clock = ManualClock()
         let api = offlineClient(server.baseURL, clock: clock, debounce: .seconds(1))
-        let changes = api.connectivityEvents()
-        let progress = api.syncProgress()
-        api.reportConnectivity(.offline)
-        for n in 0..<5 { _ = try await api.enqueue(noteWrite(n)) }
-        for flap in 0..<50 { api.reportConnectivity(flap.isMultiple(of: 2) ? .online : .offline) }
-        api.reportConnectivity(.online)
+        let changes = api.connectivity.events()
+        let progress = api.offline.progress()
+        api.connectivity.report(.offline)
+        for n in 0..<5 { _ = try await api.offline.enqueue(noteWrite(n)) }
+        for flap in 0..<50 { api.connectivity.report(flap.isMultiple(of: 2) ? .online : .offline) }
+        api.connectivity.report(.online)
         // Every report handled (the monitor answers in order) and the debounce timer armed (it
         // sleeps in a task of its own, beside the sync timer), then the debounce passes.
         _ = try await settledConnectivity(api)
@@ -340,7 +340,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         #expect(received.count == 5)
         #expect(Set(received.compactMap { $0.header("Idempotency-Key") }).count == 5)
         // No second drain: a syncNow now finds nothing, and the server saw nothing more.
-        #expect(try await api.syncNow().total == 0)
+        #expect(try await api.offline.sync().total == 0)
         #expect(try await server.requests(path: "/notes").count == 5)
         await api.shutdown()
     }
@@ -369,17 +369,17 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         // under an enqueue: only the syncNow calls below drain. (Over the libcurl transport a
         // drain started by the first enqueues reached the tenth settle, and restarted the queue,
         // before the last enqueue was answered.)
-        api.reportConnectivity(.offline)
+        api.connectivity.report(.offline)
         #expect(try await settledConnectivity(api) == .offline)
-        for n in 0..<40 { _ = try await api.enqueue(noteWrite(n)) }
+        for n in 0..<40 { _ = try await api.offline.enqueue(noteWrite(n)) }
         var rounds = 0
-        while api.pendingOfflineCount > 0, rounds < 20 {
+        while api.offline.pendingCount > 0, rounds < 20 {
             rounds += 1
-            do { _ = try await api.syncNow() } catch { continue }   // a restart may answer componentRestarted
+            do { _ = try await api.offline.sync() } catch { continue }   // a restart may answer componentRestarted
         }
         #expect(settles.withLock { $0 } >= 25 && finishes.withLock { $0 } >= 1)   // every fault happened
-        #expect(api.pendingOfflineCount == 0)
-        #expect(try await api.offlineItems().isEmpty)
+        #expect(api.offline.pendingCount == 0)
+        #expect(try await api.offline.items().isEmpty)
         let received = try await server.requests(path: "/notes")
         var keysByBody: [String: Set<String>] = [:]
         for request in received { keysByBody[request.bodyText, default: []].insert(request.header("Idempotency-Key") ?? "") }

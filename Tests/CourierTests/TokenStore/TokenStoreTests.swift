@@ -73,7 +73,7 @@ final class FailingSaves: TokenPersistence {
             try await server.script("/v1/me", [.json(200, me)])
             let api = sessionClient(server)
             let expired = try Tokens(jwt: makeJWT(#"{"exp":1000}"#), refreshToken: "r1")
-            try await api.signIn(expired)
+            try await api.session.signIn(expired)
             let result = await concurrentGets(api, count: 500)
             #expect(result.successes == 500)
             #expect(result.errors.isEmpty)
@@ -94,7 +94,7 @@ final class FailingSaves: TokenPersistence {
             try await server.script("/auth/refresh", [refreshAnswer(access: "new").with(delay: 0.2)])
             try await server.script("/v1/me", [.json(200, me).when(header: "Authorization", is: "Bearer new", otherwise: .status(401))])
             let api = sessionClient(server)
-            try await api.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
+            try await api.session.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
             let result = await concurrentGets(api, count: 500)
             #expect(result.successes == 500)
             #expect(try await server.requests(path: "/auth/refresh").count == 1)
@@ -115,15 +115,15 @@ final class FailingSaves: TokenPersistence {
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = FileTokenPersistence(url: directory.appendingPathComponent("tokens.json"))
             let api = sessionClient(server, persistence: file)
-            let events = api.tokenEvents()
-            try await api.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
+            let events = api.session.events()
+            try await api.session.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
             #expect(try file.load() != nil)
             let result = await concurrentGets(api, count: 50)
             #expect(result.successes == 0)
             #expect(result.errors.allSatisfy { if case .unauthorized = $0 { true } else { false } })
             #expect(try await server.requests(path: "/auth/refresh").count == 1)
             #expect(try file.load() == nil)
-            #expect(try await api.sessionState() == .expired)
+            #expect(try await api.session.state() == .expired)
             var sawExpiry = false
             for await event in events {
                 if case .sessionExpired = event { sawExpiry = true; break }
@@ -134,7 +134,7 @@ final class FailingSaves: TokenPersistence {
             #expect(try await server.requests(path: "/v1/me").count == before)
             // Signing in again lifts the latch.
             try await server.script("/v1/me", [.json(200, me)])
-            try await api.signIn(Tokens(accessToken: "fresh", refreshToken: "r2", expiresAt: nil))
+            try await api.session.signIn(Tokens(accessToken: "fresh", refreshToken: "r2", expiresAt: nil))
             #expect(try await api.send(Endpoint<User>(path: "me", version: .v1)).value.id == 1)
             await api.shutdown()
         }
@@ -146,13 +146,13 @@ final class FailingSaves: TokenPersistence {
             try await server.script("/auth/refresh", [.status(503), refreshAnswer(access: "new")])
             try await server.script("/v1/me", [.json(200, me).when(header: "Authorization", is: "Bearer new", otherwise: .status(401))])
             let api = sessionClient(server)
-            try await api.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
+            try await api.session.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
             await #expect {
                 _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
             } throws: { error in
                 if case NetworkError.serverError(let response) = error { response.status == 503 } else { false }
             }
-            #expect(try await api.sessionState() == .signedIn(expiresAt: nil))
+            #expect(try await api.session.state() == .signedIn(expiresAt: nil))
             #expect(try await api.send(Endpoint<User>(path: "me", version: .v1)).value.id == 1)
             await api.shutdown()
         }
@@ -164,7 +164,7 @@ final class FailingSaves: TokenPersistence {
             try await server.script("/auth/refresh", [refreshAnswer(access: "next")])
             try await server.script("/v1/me", [.status(401)])
             let api = sessionClient(server)
-            try await api.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
+            try await api.session.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
             for _ in 0..<8 {
                 await #expect(throws: NetworkError.self) { _ = try await api.send(Endpoint<User>(path: "me", version: .v1)) }
             }
@@ -182,11 +182,11 @@ final class FailingSaves: TokenPersistence {
             try await server.script("/v1/me", [.json(200, me)])
             let persistence = InMemoryTokenPersistence()
             let api = sessionClient(server, persistence: persistence)
-            try await api.signIn(Tokens(accessToken: "a1", refreshToken: "r1", expiresAt: nil))
-            try await api.refreshSession()
+            try await api.session.signIn(Tokens(accessToken: "a1", refreshToken: "r1", expiresAt: nil))
+            try await api.session.refresh()
             #expect(persistence.load()?.refreshToken == "r2")
             #expect(persistence.load()?.accessToken == "a2")
-            try await api.refreshSession()
+            try await api.session.refresh()
             let bodies = try await server.requests(path: "/auth/refresh").map(\.bodyText)
             #expect(bodies == [#"{"refreshToken":"r1"}"#, #"{"refreshToken":"r2"}"#])
             // An answer without a refresh token keeps the last one.
@@ -205,12 +205,12 @@ final class FailingSaves: TokenPersistence {
             await #expect(throws: NetworkError.self) { _ = try await api.send(Endpoint<User>(path: "me", version: .v1)) }
             #expect(try await server.requests(path: "/v1/me").isEmpty)
             #expect(try await api.send(Endpoint<User>(path: "auth/login", method: .post, version: .v1)).value.id == 1)
-            try await api.signIn(Tokens(accessToken: "t", refreshToken: nil, expiresAt: nil))
+            try await api.session.signIn(Tokens(accessToken: "t", refreshToken: nil, expiresAt: nil))
             _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
-            try await api.signOut()
+            try await api.session.signOut()
             await #expect(throws: NetworkError.self) { _ = try await api.send(Endpoint<User>(path: "me", version: .v1)) }
             #expect(try await server.requests(path: "/v1/me").count == 1)
-            #expect(try await api.sessionState() == .signedOut)
+            #expect(try await api.session.state() == .signedOut)
             await api.shutdown()
         }
     }
@@ -225,8 +225,8 @@ final class FailingSaves: TokenPersistence {
             $0.session = .init(persistence: FileTokenPersistence(url: url))
         }
         // Subscribed before the first message, which is when the store reads the file.
-        let events = api.tokenEvents()
-        #expect(try await api.sessionState() == .signedOut)
+        let events = api.session.events()
+        #expect(try await api.session.state() == .signedOut)
         var failure: String?
         for await event in events {
             if case .storageFailed(let description) = event { failure = description; break }
@@ -243,7 +243,7 @@ final class FailingSaves: TokenPersistence {
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = FileTokenPersistence(url: directory.appendingPathComponent("tokens.json"))
             let first = sessionClient(server, persistence: file)
-            try await first.signIn(Tokens(accessToken: "kept", refreshToken: "r", expiresAt: nil))
+            try await first.session.signIn(Tokens(accessToken: "kept", refreshToken: "r", expiresAt: nil))
             await first.shutdown()
             let second = sessionClient(server, persistence: file)
             _ = try await second.send(Endpoint<User>(path: "me", version: .v1))
@@ -260,13 +260,13 @@ final class FailingSaves: TokenPersistence {
             let persistence = FailingSaves()
             let api = sessionClient(server, persistence: persistence)
             let supervision = api.supervisionEvents()
-            try await api.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
+            try await api.session.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresAt: nil))
             async let storm = concurrentGets(api, count: 200)
             _ = try await server.waitForRequests(path: "/auth/refresh", count: 1)
             // A sign-in that cannot be persisted fails the store while requests wait for its refresh.
             persistence.failing = true
             await #expect {
-                try await api.signIn(Tokens(accessToken: "never-kept", refreshToken: "r9", expiresAt: nil))
+                try await api.session.signIn(Tokens(accessToken: "never-kept", refreshToken: "r9", expiresAt: nil))
             } throws: { error in
                 if case NetworkError.componentRestarted("TokenStore") = error { true } else { false }
             }
@@ -295,10 +295,10 @@ final class FailingSaves: TokenPersistence {
                 $0.session = .init()
                 $0.logging = .init(logger: logger, detail: .verbose)
             }
-            let events = api.tokenEvents()
-            try await api.signIn(Tokens(accessToken: "access-OLD-secret", refreshToken: "refresh-OLD-secret", expiresAt: nil))
+            let events = api.session.events()
+            try await api.session.signIn(Tokens(accessToken: "access-OLD-secret", refreshToken: "refresh-OLD-secret", expiresAt: nil))
             _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
-            try await api.refreshSession()
+            try await api.session.refresh()
             _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
             await api.shutdown()
             #expect(try await server.requests(path: "/auth/refresh").count == 1)
@@ -318,7 +318,7 @@ final class FailingSaves: TokenPersistence {
             try await server.script("/v1/me", [.json(200, me)])
             let clock = ManualClock()
             let api = client(server.baseURL, retryPolicy: .never, clock: clock) { $0.session = .init() }
-            try await api.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresIn: 30, now: clock.currentDate))
+            try await api.session.signIn(Tokens(accessToken: "old", refreshToken: "r1", expiresIn: 30, now: clock.currentDate))
             for _ in 0..<5 { _ = try await api.send(Endpoint<User>(path: "me", version: .v1)) }
             #expect(try await server.requests(path: "/auth/refresh").isEmpty)
             clock.advance(by: .seconds(16))

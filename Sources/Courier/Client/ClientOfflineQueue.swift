@@ -1,0 +1,82 @@
+import Foundation
+
+/// The offline queue's calls: `client.offline`. Writes sent with
+/// ``OfflineBehavior/queueWhenOffline`` or ``enqueue(_:)`` wait here, durably, and are replayed
+/// in order when the client is online. Without ``APIClient/Configuration/offline`` every call
+/// throws ``NetworkError/componentUnavailable(_:)`` (and the count is 0).
+public struct ClientOfflineQueue: Sendable {
+    let client: APIClient
+
+    /// Stores `endpoint`'s request without trying to send it now, and returns its id once it is
+    /// on disk. It is replayed in order at the next drain. Use it for writes that must reach the
+    /// server however the network is.
+    /// - Throws: ``NetworkError/queueFull(limit:)``, ``NetworkError/storageFailed(_:)``, or a
+    ///   request that is invalid or carries its own `Authorization` (never stored).
+    @discardableResult
+    public func enqueue<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Int64 {
+        guard let offline = client.components.offline, offline.queue != nil else { throw Self.unavailable }
+        return try await offline.enqueue(try client.makeRequest(endpoint.untyped), requiresAuth: endpoint.options.requiresAuth)
+    }
+
+    /// How many items wait to be replayed (queued, retrying, in flight). Read without a message.
+    public var pendingCount: Int {
+        client.components.offline?.queue?.waiting.value ?? 0
+    }
+
+    /// Every item, in order: waiting, dead letters, parked conflicts, expired.
+    public func items() async throws(NetworkError) -> [OfflineItem] {
+        try await queue().items()
+    }
+
+    /// Queues a dead, expired or conflicting item again (attempts start over, a new expiry), or
+    /// makes one waiting for its backoff due now.
+    public func retry(_ id: Int64) async throws(NetworkError) {
+        try await queue().retry(id)
+        try? client.components.offline?.coordinator?.send(.itemsAdded)
+    }
+
+    /// Removes an item; it will not be replayed.
+    public func remove(_ id: Int64) async throws(NetworkError) {
+        try await queue().remove(id)
+    }
+
+    /// Removes every item.
+    public func clear() async throws(NetworkError) {
+        try await queue().clear()
+    }
+
+    /// Settles a parked conflict (``OfflineItemState/conflict``): ``ConflictResolution/serverWins``
+    /// drops the write; ``ConflictResolution/clientWins`` and ``ConflictResolution/merge(_:)``
+    /// queue it again under a new idempotency key.
+    public func resolveConflict(_ id: Int64, with resolution: ConflictResolution) async throws(NetworkError) {
+        try await queue().resolve(id, resolution)
+        try? client.components.offline?.coordinator?.send(.itemsAdded)
+    }
+
+    /// Drains the queue now, even if the monitor says offline, and returns when the drain (or
+    /// the one already running, and the one after it) has ended.
+    public func sync() async throws(NetworkError) -> SyncProgress {
+        _ = try queue()
+        guard let coordinator = client.components.offline?.coordinator else { throw Self.unavailable }
+        return try await coordinator.request { .syncNow($0) }
+    }
+
+    /// What happens to queued items (enqueued, delivered, retrying, dead-lettered, conflicts…)
+    /// from now on, by item id; a subscriber that falls behind keeps the newest `buffer` events.
+    public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<OfflineEvent> {
+        client.components.offline?.offlineEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer)) ?? AsyncStream { $0.finish() }
+    }
+
+    /// Each drain's progress from now on (done / total, the current item, failures); a
+    /// subscriber that falls behind keeps the newest `buffer` reports.
+    public func progress(buffer: Int = APIClient.eventBuffer) -> AsyncStream<SyncProgress> {
+        client.components.offline?.syncProgress.subscribe(bufferingPolicy: .bufferingNewest(buffer)) ?? AsyncStream { $0.finish() }
+    }
+
+    private static let unavailable = NetworkError.componentUnavailable("OfflineQueue (the client has no Configuration.offline)")
+
+    private func queue() throws(NetworkError) -> OfflineQueue.Handle {
+        guard let queue = client.components.offline?.queue else { throw Self.unavailable }
+        return queue
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// The session's calls: `client.session`. Sign in after your login call, sign out, refresh,
+/// read where the session stands, and follow its events. Without
+/// ``APIClient/Configuration/session`` every call throws ``NetworkError/invalidRequest(_:)``.
+public struct ClientSession: Sendable {
+    let client: APIClient
+
+    /// Starts a session with `tokens` (after your login call): they are persisted, and every
+    /// request that needs credentials carries the access token from now on.
+    public func signIn(_ tokens: Tokens) async throws(NetworkError) {
+        try await store().set(tokens)
+    }
+
+    /// Ends the session: the tokens are cleared from memory and persistence, and requests that
+    /// need credentials fail with `unauthorized` (without being sent) until the next sign-in.
+    /// The session's cached responses are dropped too.
+    public func signOut() async throws(NetworkError) {
+        let store = try store()
+        let identity = store.credential.value.identity
+        try await store.set(nil)
+        if let identity { client.components.cache?.forget(.dropIdentity(identity)) }
+    }
+
+    /// Refreshes the access token now, whatever its expiry (one refresh, shared with any
+    /// request that needed one at the same time).
+    /// - Throws: ``NetworkError/unauthorized(_:)`` if there is no session or the server
+    ///   rejected the refresh token; the refresh call's error if it failed otherwise.
+    public func refresh() async throws(NetworkError) {
+        _ = try await store().forceRefresh()
+    }
+
+    /// Where the session stands; never a token.
+    public func state() async throws(NetworkError) -> SessionState {
+        try await store().state()
+    }
+
+    /// Every token event from now on (signed in, refreshed, refresh failed, session expired,
+    /// signed out, storage failed); events never carry a token. Buffered as every Courier event
+    /// stream is: a subscriber that falls behind keeps the newest `buffer` events.
+    public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<TokenEvent> {
+        client.components.tokenEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+    }
+
+    private func store() throws(NetworkError) -> TokenStore.Handle {
+        guard let tokens = client.components.tokens else {
+            throw .invalidRequest("the client has no session (APIClient.Configuration.session)")
+        }
+        return tokens
+    }
+}
