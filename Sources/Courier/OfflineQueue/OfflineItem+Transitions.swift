@@ -5,12 +5,17 @@ enum ReplayVerdict: Sendable {
     /// A 2xx with this status.
     case delivered(status: Int)
     /// The replay did not reach a verdict (the connection was lost, the drain was stopped, the
-    /// client shut down): the item waits again, the attempt is not counted.
-    case interrupted(String)
+    /// client shut down): the item waits again, the attempt is not counted. `unanswered`: the
+    /// request may have reached the server, which may still be processing it.
+    case interrupted(String, unanswered: Bool)
     /// A failure: one attempt counted; an error that may pass means `retrying`, any other `dead`.
     case failed(NetworkError)
     /// A 409 or 412 (`response`), and what the resolver chose.
     case conflict(HTTPResponse, ConflictResolution)
+    /// A 409 or 412 (`response`) to a replay whose key's last send got no answer: most likely the
+    /// server still processing that send, not a conflict. The item backs off without counting an
+    /// attempt and is replayed with the same key, which then gets the first send's answer.
+    case keyInProgress(HTTPResponse)
 }
 
 /// What a transition does to an item: its new value (`nil`: it leaves the queue) and the
@@ -64,13 +69,24 @@ extension OfflineItem {
         switch verdict {
         case .delivered(let status):
             return OfflineItemChange(item: nil, event: .delivered(itemID: id, status: status))
-        case .interrupted(let reason):
+        case .interrupted(let reason, let unanswered):
             item.state = .queued
             item.lastError = reason
+            item.keyMayBeInProgress = item.keyMayBeInProgress || unanswered
             return OfflineItemChange(item: item, event: nil)
+        case .keyInProgress(let response):
+            // Once only: if the key still conflicts after the backoff, the 409 is taken at its word.
+            item.keyMayBeInProgress = false
+            item.state = .retrying
+            let reason = "\(response.status) while an earlier send of its key may still be in progress"
+            item.lastError = reason
+            item.nextAttemptAt = now.addingTimeInterval(limits.backoff.delay(afterAttempt: item.attempts + 1).inSeconds)
+            return OfflineItemChange(item: item, event: .retrying(itemID: id, attempt: item.attempts, error: reason))
         case .failed(let error):
             item.attempts += 1
             item.lastError = "\(error)"
+            // A timed-out send got no answer either: the server may still be working on it.
+            item.keyMayBeInProgress = if case .timeout = error { true } else { false }
             if error.isRetryable && item.attempts < limits.maxAttempts {
                 item.state = .retrying
                 item.nextAttemptAt = now.addingTimeInterval(limits.backoff.delay(afterAttempt: item.attempts).inSeconds)
@@ -81,6 +97,7 @@ extension OfflineItem {
             return OfflineItemChange(item: item, event: .deadLettered(itemID: id, error: "\(error)"))
         case .conflict(let response, let resolution):
             item.attempts += 1
+            item.keyMayBeInProgress = false
             item.lastError = "conflict (\(response.status))"
             item.serverResponse = response
             if resolution == .manual {
@@ -118,6 +135,7 @@ extension OfflineItem {
         item.nextAttemptAt = nil
         item.serverResponse = nil
         item.idempotencyKey = Self.nextRevision(of: item.idempotencyKey)
+        item.keyMayBeInProgress = false   // the new key was never sent
         let name = resolution == .clientWins ? "clientWins" : "merge"
         return OfflineItemChange(item: item, event: .conflictResolved(itemID: id, resolution: name))
     }

@@ -29,4 +29,8 @@ public struct OfflineItem: Sendable, Identifiable {
     public internal(set) var nextAttemptAt: Date?
     /// The server's answer to a conflicting replay (409 or 412): status, headers (`ETag`), body.
     public internal(set) var serverResponse: HTTPResponse?
+    /// The last send of ``idempotencyKey`` got no answer (cut or stopped mid-exchange, or timed
+    /// out): the server may still be processing it, and answers a replay meanwhile 409 (what the
+    /// IETF Idempotency-Key draft prescribes), which is then no conflict. In memory only.
+    var keyMayBeInProgress = false
 }

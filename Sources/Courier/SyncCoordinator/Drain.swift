@@ -50,7 +50,7 @@ struct Drain: Sendable {
     private func replay(_ item: OfflineItem) async -> ReplayVerdict {
         var request = item.request
         request.headers.replaceOrAdd(name: "Idempotency-Key", value: item.idempotencyKey)
-        if Task.isCancelled { return .interrupted("the drain was stopped") }
+        if Task.isCancelled { return .interrupted("the drain was stopped", unanswered: false) }
         switch await send(request, item.requiresAuth) {
         case .success(let response) where response.isSuccess:
             return .delivered(status: response.status)
@@ -64,15 +64,19 @@ struct Drain: Sendable {
     /// The verdict of a replay that failed with `error`. What says nothing about the item ends
     /// the drain without counting an attempt: a lost connection, a stop or a busy client, and
     /// the session's credentials for an item that uses them (they would fail every item alike).
-    /// A 409/412 goes to the resolver; anything else (a timeout, a 4xx or 5xx answer to this
+    /// A 409/412 goes to the resolver, unless the key's last send got no answer (the server may
+    /// still be processing it); anything else (a timeout, a 4xx or 5xx answer to this
     /// write, a security refusal, an unreadable request) counts as a failure, so an item that
     /// can never go through ends as a dead letter instead of holding the queue.
     func verdict(for error: NetworkError, of item: OfflineItem, as sent: HTTPRequest) -> ReplayVerdict {
         switch error {
-        case .noConnection, .cancelled, .overloaded, .componentUnavailable, .componentRestarted:
-            return .interrupted("\(error)")
+        case .noConnection, .cancelled, .componentRestarted:
+            // Cut or abandoned mid-exchange, perhaps after the server took the request.
+            return .interrupted("\(error)", unanswered: true)
+        case .overloaded, .componentUnavailable:
+            return .interrupted("\(error)", unanswered: false)
         case .unauthorized where item.requiresAuth, .invalidToken where item.requiresAuth:
-            return .interrupted("\(error)")
+            return .interrupted("\(error)", unanswered: false)
         case .conflict(let response):
             return conflicted(item, sent, response)
         case .serverError(let response) where response.status == 412:
@@ -83,6 +87,9 @@ struct Drain: Sendable {
     }
 
     private func conflicted(_ item: OfflineItem, _ sent: HTTPRequest, _ response: HTTPResponse) -> ReplayVerdict {
-        .conflict(response, resolver.resolution(for: OfflineConflict(itemID: item.id, request: sent, response: response)))
+        // Not for the resolver: `merge` or `clientWins` would send a new key beside a write the
+        // server may be applying, and `manual` would park a write that is going through.
+        if item.keyMayBeInProgress { return .keyInProgress(response) }
+        return .conflict(response, resolver.resolution(for: OfflineConflict(itemID: item.id, request: sent, response: response)))
     }
 }

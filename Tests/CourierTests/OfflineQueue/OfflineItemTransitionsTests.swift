@@ -32,10 +32,30 @@ private func response(_ status: Int, etag: String? = nil) -> HTTPResponse {
         let delivered = sending.settled(by: .delivered(status: 201), now: start, limits: limits)
         #expect(delivered.item == nil)
         #expect(delivered.event == .delivered(itemID: 1, status: 201))
-        let interrupted = sending.settled(by: .interrupted("noConnection"), now: start, limits: limits)
+        let interrupted = sending.settled(by: .interrupted("overloaded", unanswered: false), now: start, limits: limits)
         #expect(interrupted.item?.state == .queued)
         #expect(interrupted.item?.attempts == 0)
         #expect(interrupted.event == nil)
+        #expect(interrupted.item?.keyMayBeInProgress == false)
+    }
+
+    @Test("a 409 after a send that got no answer backs off once with the same key; the next 409 is a conflict")
+    func keyInProgress() {
+        let cut = item().claimed().settled(by: .interrupted("cancelled", unanswered: true), now: start, limits: limits).item!
+        #expect(cut.keyMayBeInProgress)
+        let busy = cut.claimed().settled(by: .keyInProgress(response(409)), now: start, limits: limits)
+        #expect(busy.item?.state == .retrying)
+        #expect(busy.item?.attempts == 0)
+        #expect(busy.item?.idempotencyKey == "key")
+        #expect(busy.item?.nextAttemptAt == start.addingTimeInterval(10))
+        #expect(busy.item?.keyMayBeInProgress == false)
+        guard case .retrying(1, 0, _) = busy.event else { Issue.record("\(String(describing: busy.event))"); return }
+        // A timeout got no answer either; any answer clears the mark.
+        let timedOut = item().claimed().settled(by: .failed(.timeout(.attempt, underlying: nil)), now: start, limits: limits).item!
+        #expect(timedOut.keyMayBeInProgress)
+        #expect(timedOut.claimed().settled(by: .failed(.serverError(response(503))), now: start, limits: limits).item?.keyMayBeInProgress == false)
+        let resolved = cut.claimed().settled(by: .conflict(response(409), .clientWins), now: start, limits: limits).item
+        #expect(resolved?.keyMayBeInProgress == false)
     }
 
     @Test("retryable failures back off until the last attempt makes a dead letter")

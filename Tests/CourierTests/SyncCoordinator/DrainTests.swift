@@ -15,22 +15,24 @@ import Testing
             id: 1, idempotencyKey: "k", now: Date(timeIntervalSince1970: 0), expiry: .seconds(60))
     }
 
-    private func kind(_ error: NetworkError, requiresAuth: Bool = true) -> String {
-        let item = item(requiresAuth: requiresAuth)
+    private func kind(_ error: NetworkError, requiresAuth: Bool = true, keyMayBeInProgress: Bool = false) -> String {
+        var item = item(requiresAuth: requiresAuth)
+        item.keyMayBeInProgress = keyMayBeInProgress
         switch drain.verdict(for: error, of: item, as: item.request) {
-        case .interrupted: return "interrupted"
+        case .interrupted(_, let unanswered): return unanswered ? "interrupted unanswered" : "interrupted"
         case .failed: return "failed"
         case .conflict(_, let resolution): return "conflict \(resolution)"
+        case .keyInProgress: return "key in progress"
         case .delivered: return "delivered"
         }
     }
 
     @Test("what says nothing about the item interrupts; what belongs to the item counts as a failure")
     func verdicts() {
-        #expect(kind(.noConnection(underlying: nil)) == "interrupted")
+        #expect(kind(.noConnection(underlying: nil)) == "interrupted unanswered")   // maybe cut after the server took it
         #expect(kind(.overloaded) == "interrupted")
-        #expect(kind(.cancelled) == "interrupted")
-        #expect(kind(.componentRestarted("x")) == "interrupted")
+        #expect(kind(.cancelled) == "interrupted unanswered")
+        #expect(kind(.componentRestarted("x")) == "interrupted unanswered")
         #expect(kind(.unauthorized(nil)) == "interrupted")        // the session, for an item that uses it
         #expect(kind(.unauthorized(nil), requiresAuth: false) == "failed")
         #expect(kind(.timeout(.attempt, underlying: nil)) == "failed")   // backs off, then a dead letter
@@ -38,5 +40,12 @@ import Testing
         #expect(kind(.serverError(HTTPResponse(status: 503))) == "failed")
         #expect(kind(.conflict(HTTPResponse(status: 409))) == "conflict serverWins")
         #expect(kind(.serverError(HTTPResponse(status: 412))) == "conflict serverWins")
+    }
+
+    @Test("a 409 or 412 to a key whose last send got no answer is the server still processing it, not for the resolver")
+    func keyInProgress() {
+        #expect(kind(.conflict(HTTPResponse(status: 409)), keyMayBeInProgress: true) == "key in progress")
+        #expect(kind(.serverError(HTTPResponse(status: 412)), keyMayBeInProgress: true) == "key in progress")
+        #expect(kind(.serverError(HTTPResponse(status: 503)), keyMayBeInProgress: true) == "failed")
     }
 }
