@@ -64,14 +64,9 @@ actor Cache: Component {
         var fault: (@Sendable (Message) -> (any Error)?)? = nil
     }
 
-    /// A fetch's number within one cache instance, hashed by mixing (``splitMix(_:seed:)``), not
-    /// a SipHash round: fetches are filed and removed by it on every miss.
+    /// A fetch's number within one cache instance.
     struct FlightNumber: Hashable, Sendable {
         let value: UInt64
-
-        func _rawHashValue(seed: Int) -> Int {
-            splitMix(value, seed: seed)
-        }
     }
 
     /// One shared network fetch and the callers waiting for it.
@@ -146,16 +141,11 @@ actor Cache: Component {
     }
 
     private let environment: Environment
-    // The fetches' tables are changed on every miss, and Swift checks each such access at run
-    // time for an overlapping one (6 accesses per miss). Invariant: only
-    // this actor's handlers touch them, one message at a time, and no access to one outlives the
-    // statement that makes it (nothing is called back while a table is borrowed), so the check
-    // is off for them.
     /// Fetches running, by number.
-    @exclusivity(unchecked) private var flights: [FlightNumber: Flight] = [:]
+    private var flights: [FlightNumber: Flight] = [:]
     /// The fetch identical requests for a key may join (the first one started for it).
-    @exclusivity(unchecked) private var joinable: [CacheKey: FlightNumber] = [:]
-    @exclusivity(unchecked) private var lastFlight: UInt64 = 0
+    private var joinable: [CacheKey: FlightNumber] = [:]
+    private var lastFlight: UInt64 = 0
     /// This instance's identity: fetches started by a failed instance still answer into the same
     /// mailbox, and their flight numbers would collide with this instance's.
     private let instance = UInt64.random(in: .min ... .max)
@@ -308,7 +298,6 @@ actor Cache: Component {
         }
         var waiters = Waiters()
         if let reply { waiters.add(cached, reply) }
-        // Made in place (a local flight stored was copied: a retain and a release of each field).
         flights[id] = Flight(
             first: cached, stale: stale.map { Stale(entry: $0, revalidating: revalidating) }, waiters: waiters, background: reply == nil,
             request: request)

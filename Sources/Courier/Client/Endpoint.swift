@@ -15,42 +15,42 @@ public struct Endpoint<Value: Decodable & Sendable>: Sendable {
     /// `/` inside one is sent as `%2F` (`["files", "a/b"]` → `/files/a%2Fb`).
     public var segments: [String] {
         get { untyped.segments }
-        _modify { yield &untyped.segments }
+        set { untyped.segments = newValue }
     }
     /// Whether the URL's path ends with `/` (some servers route `/users/` and `/users` apart).
     public var hasTrailingSlash: Bool {
         get { untyped.hasTrailingSlash }
-        _modify { yield &untyped.hasTrailingSlash }
+        set { untyped.hasTrailingSlash = newValue }
     }
     /// The HTTP method. Default GET.
     public var method: HTTPMethod {
         get { untyped.method }
-        _modify { yield &untyped.method }
+        set { untyped.method = newValue }
     }
     /// Query items, in order.
     public var query: [URLQueryItem] {
         get { untyped.query }
-        _modify { yield &untyped.query }
+        set { untyped.query = newValue }
     }
     /// Extra headers for this call.
     public var headers: HTTPHeaders {
         get { untyped.headers }
-        _modify { yield &untyped.headers }
+        set { untyped.headers = newValue }
     }
     /// A value encoded as the JSON body, with the client's JSON settings.
     public var body: (any Encodable & Sendable)? {
         get { untyped.body }
-        _modify { yield &untyped.body }
+        set { untyped.body = newValue }
     }
     /// An API version prefix (`/v1/...`), or `nil` for none.
     public var version: APIVersion? {
         get { untyped.version }
-        _modify { yield &untyped.version }
+        set { untyped.version = newValue }
     }
     /// Per-call overrides of the client's defaults.
     public var options: RequestOptions {
         get { untyped.options }
-        _modify { yield &untyped.options }
+        set { untyped.options = newValue }
     }
 
     /// Creates an endpoint from a textual path: literal text (never pre-encoded: `%` is a

@@ -6,11 +6,4 @@ public struct RequestID: Hashable, Sendable, CustomStringConvertible {
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
     /// `#` and the number, e.g. `#42`.
     public var description: String { "#\(rawValue)" }
-
-    /// What `Dictionary` and `Set` hash a request number by: the number mixed with the table's
-    /// seed, not a SipHash round (the pipeline files and removes every request by its number,
-    /// and a cache miss its fetch's; the numbers are the client's own, one after another).
-    public func _rawHashValue(seed: Int) -> Int {
-        splitMix(rawValue, seed: seed)
-    }
 }

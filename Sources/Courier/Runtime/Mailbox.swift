@@ -8,8 +8,8 @@
 /// supervisor gives up) is final: later sends fail with
 /// ``RuntimeError/componentUnavailable(_:)``, and every ask still queued is answered with it.
 /// It is a lock, an array and at most one stored continuation (the consumer's), not an
-/// `AsyncStream`, whose messages cost over ten times as much here (most of it generic-metadata
-/// lookups; figures in Benchmarks/RESULTS.md). The consumer's iterator takes every queued
+/// `AsyncStream`, whose messages cost far more (most of it generic-metadata lookups; figures in
+/// Benchmarks/RESULTS.md). The consumer's iterator takes every queued
 /// message at once (one lock round trip per batch), and cancelling the consumer's task ends
 /// only that wait, never the mailbox.
 package final class Mailbox<Message: Sendable>: Sendable {
@@ -55,8 +55,7 @@ package final class Mailbox<Message: Sendable>: Sendable {
     /// queued, so the component can stop the work, and then the asker is answered
     /// `cancelledError` at once (the component's own later answer is ignored). Whatever the asker
     /// sends next arrives after `cancelMessage`. (`cancelledError` is generic, not `any Error`,
-    /// so that it is boxed only when it is thrown: an existential built per ask cost an
-    /// allocation on every request.)
+    /// so that it is boxed only when it is thrown, not built on every ask.)
     package nonisolated(nonsending) func ask<Value: Sendable, Failure: Error>(
         _ makeMessage: (Reply<Value>) -> Message, onCancel cancelMessage: Message, cancelledError: Failure
     ) async throws -> Value {
@@ -168,10 +167,9 @@ package final class Mailbox<Message: Sendable>: Sendable {
         /// (``Component/batchHandled()``).
         case endOfBatch
 
-        /// Moves this envelope out, leaving ``endOfBatch`` (nothing to release) in its place:
-        /// the iterator yields a batch's messages so, instead of copying each (a retain of its
-        /// payload, made on the consumer's core on memory the sender's core wrote last, and a
-        /// release when the batch was cleared).
+        /// Moves this envelope out, leaving ``endOfBatch`` (nothing to release) in its place: the
+        /// iterator hands each message of a batch over once, instead of copying it and releasing
+        /// the batch's copy later.
         mutating func take() -> Envelope {
             var taken = Envelope.endOfBatch
             swap(&self, &taken)
@@ -199,12 +197,10 @@ extension Mailbox: AsyncSequence {
     /// it first and in order. A class for that: its `deinit` is where the batch goes back.
     package final class Iterator: AsyncIteratorProtocol {
         private let mailbox: Mailbox
-        // Read and changed for every message: Swift's run-time check for overlapping accesses
-        // is off for them. Invariant: one consumer task uses the
-        // iterator at a time, and no access outlives the statement that makes it.
-        /// The batch taken; `position` is the next one to yield.
-        @exclusivity(unchecked) private var batch: [Envelope] = []
-        @exclusivity(unchecked) private var position = 0
+        /// The batch taken; `position` is the next one to yield. One consumer task uses the
+        /// iterator at a time.
+        private var batch: [Envelope] = []
+        private var position = 0
         /// Whether messages were yielded since the last ``Envelope/endOfBatch``.
         private var inBatch = false
 

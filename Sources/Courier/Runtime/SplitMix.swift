@@ -1,10 +1,8 @@
 /// `value` mixed with a hash table's `seed` by splitmix64's finaliser (a bijection in which every
-/// input bit moves every output bit): what keys that are already a seeded hash (`CacheKey`), or
-/// numbers Courier hands out one after another (`RequestID`, a cache fetch's number), are hashed
-/// by in a `Dictionary` or `Set` (their `_rawHashValue(seed:)`), instead of a SipHash round per
-/// look-up. Tables with different seeds still order keys differently.
-/// (Unlike SipHash with the process's random seed, this is predictable: fine for numbers no one
-/// outside chooses, not for text that comes from outside.)
+/// input bit moves every output bit): how a key that is already a seeded hash (`CacheKey`) is
+/// hashed in a `Dictionary` or `Set`, instead of a second SipHash. Tables with different seeds
+/// still order keys differently. (Predictable, unlike SipHash: fine for a value that is itself a
+/// seeded hash, not for numbers or text that come from outside.)
 func splitMix(_ value: UInt64, seed: Int) -> Int {
     var mixed = value ^ UInt64(truncatingIfNeeded: seed)
     mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9

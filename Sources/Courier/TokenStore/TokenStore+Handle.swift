@@ -3,8 +3,7 @@ import Foundation
 extension TokenStore {
     /// What the rest of the client holds to use the token store: its mailbox, and the credential
     /// it publishes. Built before the store starts (messages sent meanwhile wait in the mailbox).
-    /// A class: every authenticated request takes it, and that is one retain instead of one per
-    /// field.
+    /// A class: every authenticated request takes it, so it is shared, not copied field by field.
     final class Handle: Sendable {
         let mailbox: Mailbox<Message>
         let credential: LatestValue<Credential>
@@ -30,14 +29,12 @@ extension TokenStore {
 
         /// The `Authorization` value to send now and the version of the tokens it is from, read
         /// without a message or a wait; `nil` when the store must be asked (``current()``): its
-        /// tokens are not loaded yet, or a refresh is due. The value is a copy of the published
-        /// one made for this request (``Swift/String/unsharedCopy()``), and nothing else
-        /// of the credential is copied.
+        /// tokens are not loaded yet, or a refresh is due. Nothing else of the credential is copied.
         /// - Throws: ``NetworkError/unauthorized(_:)`` (nil response) when there are no tokens.
         func authorizationNow() throws(NetworkError) -> (value: String, version: Int)? {
             let published = credential.read { credential -> (value: String?, version: Int, refreshAt: Date?)? in
                 guard credential.isPublished else { return nil }
-                return (credential.authorization?.unsharedCopy(), credential.version, credential.refreshAt)
+                return (credential.authorization, credential.version, credential.refreshAt)
             }
             guard let published else { return nil }
             guard let value = published.value else { throw .unauthorized(nil) }

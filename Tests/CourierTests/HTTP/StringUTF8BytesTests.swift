@@ -10,17 +10,4 @@ import Testing
             #expect(text.withUTF8Bytes { Array($0) } == Array(text.utf8))
         }
     }
-
-    @Test("an unshared copy has the same text in storage of its own (for a string too long to be stored inline)")
-    func copiesIntoStorageOfItsOwn() {
-        for text in ["", "v1", "Bearer a-token-longer-than-fifteen-bytes", "caf\u{E9} \u{1F600} and more text"] {
-            let copy = text.unsharedCopy()
-            #expect(copy == text)
-            #expect(Array(copy.utf8) == Array(text.utf8))
-            if text.utf8.count > 15 {
-                let original = text.withUTF8Bytes { UInt(bitPattern: $0.baseAddress) }
-                #expect(copy.withUTF8Bytes { UInt(bitPattern: $0.baseAddress) } != original)
-            }
-        }
-    }
 }

@@ -3,7 +3,7 @@ import Testing
 /// Checks that every one of `keys` (distinct) is found in a `Dictionary` at each size it grows
 /// through, after moving to another table (another seed, so another order), and after half of
 /// them are removed (removal shifts colliding neighbours back): what a key type with its own
-/// `_rawHashValue(seed:)` must keep true. `absent`, a key not among them, is not found.
+/// hashing must keep true. `absent`, a key not among them, is not found.
 func expectFoundInTables<Key: Hashable>(_ keys: [Key], absent: Key? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
     var table: [Key: Int] = [:]
     for (index, key) in keys.enumerated() {
