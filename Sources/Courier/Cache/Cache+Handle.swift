@@ -1,6 +1,6 @@
 extension Cache {
-    /// What the client holds to use the cache: its mailbox and its shelf of entries. A class:
-    /// every GET takes it, and that is one retain instead of one per field.
+    /// What the client holds to use the cache: its mailbox and its shelf of entries (read
+    /// without a message for fresh hits).
     final class Handle: Sendable {
         let mailbox: Mailbox<Message>
         let shelf: Locked<CacheShelf>

@@ -28,11 +28,6 @@ struct CacheKey: Hashable, Sendable {
         hasher.combine(hash)
     }
 
-    /// The worked-out hash (a seeded SipHash) mixed, not hashed again: a miss hashes its key about ten times.
-    func _rawHashValue(seed: Int) -> Int {
-        splitMix(UInt64(truncatingIfNeeded: hash), seed: seed)
-    }
-
     /// Whether the URL is `prefix` or below it (`prefix/…`, `prefix?…`).
     func isAt(_ prefix: String) -> Bool {
         url == prefix || url.hasPrefix(prefix + "/") || url.hasPrefix(prefix + "?")

@@ -1,6 +1,6 @@
-/// A GET on its way through the cache, with what decides how it is answered. A class, as
-/// ``PendingRequest`` is: a message copy is one retain; and its identity names the caller while
-/// it waits (a `leave` carries the same object as the caller's `get`).
+/// A GET on its way through the cache, with what decides how it is answered. A class: it
+/// travels in messages, and its identity names the caller while it waits (a `leave` carries the
+/// same object as the caller's `get`).
 final class CacheRequest: Sendable {
     let request: HTTPRequest
     /// Where its response is filed: the request's URL, and whose response it is (the session's

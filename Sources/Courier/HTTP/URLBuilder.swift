@@ -62,8 +62,7 @@ enum URLBuilder {
     }
 
     /// A base URL checked and split once, so that building each request's URL does not parse
-    /// the base again (a client builds every request from the same base). A class: taking it
-    /// for a request is one retain, not one per string it holds.
+    /// the base again (a client builds every request from the same base).
     final class Base: Sendable {
         /// "scheme://authority/path" as written (used when no segment is added).
         let path: String

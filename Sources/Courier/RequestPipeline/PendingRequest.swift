@@ -1,8 +1,8 @@
 /// A request on its way through the pipeline, with its settings resolved and the reply its
 /// outcome goes to.
 ///
-/// A class, not a struct: it travels in a message, a queue and a worker's inbox, and a copy of
-/// a reference is one retain where a copy of the request's fields is a dozen.
+/// A class, not a struct: it travels in a message, a queue and a worker's inbox, and is the same
+/// request in each.
 final class PendingRequest: Sendable {
     /// The request's identifier.
     let id: RequestID
@@ -12,9 +12,7 @@ final class PendingRequest: Sendable {
     let deadline: Duration
     /// The timeout of one attempt (an attempt never runs past ``deadline`` either).
     let attemptTimeout: Duration
-    /// The retry policy its options set; `nil` for the pipeline's own. (Not a copy of the
-    /// pipeline's: a copy retains the policy's shared storage, and a request that succeeds
-    /// never reads it.)
+    /// The retry policy its options set; `nil` for the pipeline's own.
     let retryPolicy: RetryPolicy?
     /// The redirect policy its options set; `nil` for the pipeline's own.
     let redirects: RedirectPolicy?

@@ -23,11 +23,9 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
             precondition(pthread_mutexattr_init(&attributes) == 0, "pthread_mutexattr_init failed")
             defer { pthread_mutexattr_destroy(&attributes) }
             #if canImport(Glibc)
-            // Spin briefly before sleeping: Courier's critical sections are a few dozen
-            // instructions, and a mailbox's lock is taken by senders and its consumer on other
-            // cores at once; sleeping in the kernel at the first contention cost more CPU per
-            // request than the wait itself while the cores were free, and no less under load
-            // (the benchmark's pipeline row, see ARCHITECTURE.md).
+            // Spin briefly before sleeping: the critical sections are short, and a mailbox's
+            // lock is taken by senders and its consumer on other cores at once (the figures
+            // are in Benchmarks/RESULTS.md).
             let typed = pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
             precondition(typed == 0, "pthread_mutexattr_settype failed: \(typed)")
             #endif
