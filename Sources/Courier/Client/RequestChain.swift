@@ -130,7 +130,9 @@ struct RequestChain: Sendable {
             return try await proceed(request, options, from: next)
         } catch {
             guard case .noConnection = error else { throw error }
-            throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth))
+            // The connection may have failed after the server took the write: its replay may
+            // find the key still in progress there.
+            throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth, keyMayBeInProgress: true))
         }
     }
 

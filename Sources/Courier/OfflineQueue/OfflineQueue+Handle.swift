@@ -5,9 +5,13 @@ extension OfflineQueue {
         let mailbox: Mailbox<Message>
         let waiting: LatestValue<Int>
 
-        /// Stores `request` durably and returns its id once it is on disk.
-        nonisolated(nonsending) func enqueue(_ request: HTTPRequest, requiresAuth: Bool) async throws(NetworkError) -> Int64 {
-            try await mailbox.request { .enqueue(request, requiresAuth: requiresAuth, $0) }
+        /// Stores `request` durably and returns its id once it is on disk. `keyMayBeInProgress`:
+        /// it was already sent under its idempotency key and got no answer, so the server may
+        /// still be applying it (a 409 to its replay is then not a conflict).
+        nonisolated(nonsending) func enqueue(
+            _ request: HTTPRequest, requiresAuth: Bool, keyMayBeInProgress: Bool = false
+        ) async throws(NetworkError) -> Int64 {
+            try await mailbox.request { .enqueue(request, requiresAuth: requiresAuth, keyMayBeInProgress: keyMayBeInProgress, $0) }
         }
 
         nonisolated(nonsending) func items() async throws(NetworkError) -> [OfflineItem] { try await mailbox.request { .items($0) } }

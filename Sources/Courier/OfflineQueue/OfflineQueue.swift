@@ -15,7 +15,8 @@ actor OfflineQueue: Component {
     /// The messages the offline queue understands: its whole API.
     enum Message: Sendable {
         /// Store a write (without its `Authorization`) durably; answer its id (ask).
-        case enqueue(HTTPRequest, requiresAuth: Bool, Reply<Int64>)
+        /// `keyMayBeInProgress`: it was sent under its key and got no answer.
+        case enqueue(HTTPRequest, requiresAuth: Bool, keyMayBeInProgress: Bool, Reply<Int64>)
         /// Every item, in order (ask).
         case items(Reply<[OfflineItem]>)
         /// Queue a dead, expired, conflicting or backing-off item again (ask).
@@ -70,7 +71,7 @@ actor OfflineQueue: Component {
         }
         let now = environment.clock.currentDate
         switch consume message {
-        case .enqueue(let request, let requiresAuth, let reply):
+        case .enqueue(let request, let requiresAuth, let keyMayBeInProgress, let reply):
             do throws(NetworkError) {
                 try request.validate()
             } catch {
@@ -83,9 +84,10 @@ actor OfflineQueue: Component {
             }
             lastID += 1
             let key = request.headers["Idempotency-Key"] ?? UUID().uuidString
-            let item = OfflineItem.enqueued(
+            var item = OfflineItem.enqueued(
                 request, requiresAuth: requiresAuth, id: lastID, idempotencyKey: key, now: now,
                 expiry: environment.limits.expiry)
+            item.keyMayBeInProgress = keyMayBeInProgress
             staged.append((item, reply))
         case .items(let reply):
             expireAll(now: now)
@@ -188,7 +190,7 @@ actor OfflineQueue: Component {
 
     private func reject(_ message: Message, with error: NetworkError) {
         switch message {
-        case .enqueue(_, _, let reply): reply.fail(error)
+        case .enqueue(_, _, _, let reply): reply.fail(error)
         case .items(let reply): reply.fail(error)
         case .retry(_, let reply), .remove(_, let reply), .clear(let reply), .resolve(_, _, let reply):
             reply.fail(error)

@@ -34,6 +34,15 @@ func write(_ n: Int, path: String = "notes") -> HTTPRequest {
 }
 
 @Suite struct OfflineQueueTests {
+    @Test("a write queued after a send that got no answer is marked: its key may still be in progress at the server")
+    func keyMayBeInProgress() async throws {
+        let queue = RunningQueue(path: ":memory:", clock: ManualClock())
+        _ = try await queue.handle.enqueue(write(1), requiresAuth: true)
+        _ = try await queue.handle.enqueue(write(2), requiresAuth: true, keyMayBeInProgress: true)
+        #expect(try await queue.handle.items().map(\.keyMayBeInProgress) == [false, true])
+        await queue.stop()
+    }
+
     @Test("enqueued writes are on disk when enqueue returns: a new instance on the file finds them, in order")
     func durable() async throws {
         let path = try temporaryDirectory().appendingPathComponent("queue.sqlite").path
