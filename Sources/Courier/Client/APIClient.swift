@@ -5,10 +5,12 @@ import Foundation
 ///     let client = APIClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!))
 ///     let user = try await client.send(Endpoint<User>(path: "users/42", version: .v1)).value
 ///
-/// ``send(_:)`` decodes the body and returns it with the response's status and headers;
-/// ``data(for:)-(Endpoint<_>)`` returns the raw response. Behind them a supervisor runs the
-/// components, and each call becomes one `execute` message to the request pipeline's mailbox;
-/// users never see the messages. Call ``shutdown()`` when done.
+/// Each call builds its request, runs it through the request chain (offline gate, cache,
+/// admission, then per attempt: interceptors, security guard, auth, logging, transport; see
+/// `RequestChain`) and decodes the answer: ``send(_:)`` returns the value with the response it
+/// came from, ``data(for:)-(Endpoint<_>)`` the raw response. The rest is grouped by what you do:
+/// ``session``, ``cache``, ``offline``, ``connectivity``. Behind them a supervisor runs the
+/// components (``ClientComponents``). Call ``shutdown()`` when done.
 public final class APIClient: Sendable {
     /// The settings the client runs with.
     public let configuration: Configuration

@@ -2,10 +2,7 @@ import Foundation
 
 extension URLBuilder.Base {
     /// The URL text of `endpoint` under this base: its segments, the version's first when there
-    /// is one, and its query. The endpoint's own segment array is lent when there is no
-    /// version, not copied: an endpoint kept and sent again and again would otherwise have its
-    /// array's reference count changed by every request, from every core. (Not through a
-    /// closure that lends the segments: it captured a copy of the base instead.)
+    /// is one, and its query.
     func text(for endpoint: UntypedEndpoint) throws(NetworkError) -> String {
         if let version = endpoint.version {
             return try text(segments: [version.rawValue] + endpoint.segments, trailingSlash: endpoint.hasTrailingSlash, query: endpoint.query)

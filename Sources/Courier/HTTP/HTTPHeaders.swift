@@ -113,9 +113,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.contains { HTTPSyntax.equalsIgnoringASCIICase($0.name, name) }
     }
 
-    /// `other`'s fields in storage of their own, with room for `extra` more. (A plain copy
-    /// shares `other`'s storage until it is changed: requests made from one endpoint would all
-    /// count references on one buffer, from every core, before each copied it anyway.)
+    /// `other`'s fields in storage of their own, with room for `extra` more (the fields the
+    /// client and the auth step add), so adding them does not grow it again.
     init(copying other: HTTPHeaders, extra: Int) {
         fields = []
         fields.reserveCapacity(other.count + extra)

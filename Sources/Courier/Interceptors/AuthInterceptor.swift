@@ -74,8 +74,7 @@ public struct AuthInterceptor: RequestInterceptor {
 
     /// Adds the token store's credential to `request` when that needs no wait. Returns `false`
     /// when ``addCredentialsWaiting(to:)`` must: there is no store, or it must be asked. (The
-    /// pipeline calls the two itself: an `await` on ``addCredentials(to:)`` kept the store
-    /// referenced across it, from every core.)
+    /// auth step calls the two itself, so that a credential already published costs no wait.)
     func addCredentialsNow(to request: inout HTTPRequest) throws(NetworkError) -> Bool {
         guard let (value, version) = try store?.authorizationNow() else { return false }
         request.headers.replaceOrAdd(name: "Authorization", value: value)

@@ -14,6 +14,8 @@ struct RequestExecution: Sendable {
     let events: EventBroadcaster<RequestEvent>
     /// The pipeline's own mailbox: `finished` and `retryPermit` go there.
     let mailbox: Mailbox<RequestPipeline.Message>
+    /// Where a finished request is left when no request waits for a slot.
+    let finished = FinishedRequests()
 
     init(configuration: RequestPipeline.Configuration, events: EventBroadcaster<RequestEvent>, mailbox: Mailbox<RequestPipeline.Message>) {
         self.configuration = configuration
@@ -22,10 +24,10 @@ struct RequestExecution: Sendable {
         self.mailbox = mailbox
     }
 
-    /// Runs `pending` to its end, tells the pipeline it is finished, answers its reply, and
-    /// then publishes the final event. `finished` is queued before the caller wakes, so whatever
-    /// the caller or an observer of the final event sends next reaches the pipeline after it,
-    /// and sees the slot freed. `publishing`: whether anyone subscribed to the events when the
+    /// Runs `pending` to its end, frees its slot (left in ``FinishedRequests``, or a `finished`
+    /// message while requests wait), answers its reply, and then publishes the final event. The
+    /// slot is freed before the caller wakes, so whatever the caller or an observer of the final
+    /// event sends next reaches the pipeline after it, and sees the slot free. `publishing`: whether anyone subscribed to the events when the
     /// pipeline started it (the pipeline's loop asks the broadcaster, a lock that then stays
     /// on the loop's core for a whole batch, rather than each worker from whichever core).
     nonisolated(nonsending) func run(_ pending: PendingRequest, publishing: Bool) async {
@@ -46,7 +48,7 @@ struct RequestExecution: Sendable {
             events.publish(.started(pending.id, method: pending.request.method, url: configuration.redaction.url(pending.request.url)))
         }
         var (outcome, attempts) = await attempts(pending, publishing: publishing)
-        if admitted { try? mailbox.send(.finished(pending.id)) }
+        if admitted, finished.leave(pending.id) { try? mailbox.send(.finished(pending.id)) }
         let duration = configuration.clock.now - started
         // The response says which request it answers, and what that took (the transport step
         // counted the redirects).

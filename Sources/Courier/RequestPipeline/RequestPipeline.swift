@@ -6,8 +6,10 @@ import Foundation
 /// long-lived worker tasks (``RequestWorker``). Its mailbox loop never
 /// awaits a request's work: results come back as `finished` messages.
 ///
-/// Per request the pipeline handles two messages: `execute` and `finished`. Callers reach it
-/// through a ``Handle``; ``child(_:events:)`` wires one under a supervisor.
+/// Per request the pipeline handles one message, `execute`: a worker leaves the request it
+/// finished in ``FinishedRequests``, collected with the next message, and sends `finished` only
+/// while requests wait for a slot. Callers reach it through a ``Handle``; ``child(_:events:)``
+/// wires one under a supervisor.
 actor RequestPipeline: Component {
     /// The messages the request pipeline understands: its whole API.
     enum Message: Sendable {
@@ -15,7 +17,8 @@ actor RequestPipeline: Component {
         case execute(PendingRequest)
         /// The caller gave up on this request: stop its work (tell).
         case cancel(RequestID)
-        /// A request's work ended; its admission slot is free (tell, from the request's task).
+        /// A request's work ended while requests wait; its admission slot is free (tell, from
+        /// the request's worker).
         case finished(RequestID)
         /// May one more retry be made? Answers whether the retry budget had one (ask).
         case retryPermit(Reply<Bool>)
@@ -51,11 +54,15 @@ actor RequestPipeline: Component {
 
     func handle(_ message: consuming Message) {
         stats.messagesHandled += 1
+        // Slots freed since the last message first, so admission sees them; and again after the
+        // message, so the count of waiting requests workers read is the one it left.
+        collectFinished()
+        defer { collectFinished() }
         switch consume message {
         case .execute(let pending):
             admit(pending)
         case .finished(let id):
-            if let request = running.removeValue(forKey: id), !request.cancelled { idle.append(request.worker) }
+            release(id)
             startWaiting()
         case .cancel(let id):
             // The caller was already answered `cancelled`; free the request's place.
@@ -75,6 +82,22 @@ actor RequestPipeline: Component {
             snapshot.queued = waiting.count
             reply.succeed(snapshot)
         }
+    }
+
+    /// Frees the slots of the requests workers left, starts waiting ones in them, and tells the
+    /// workers how many requests still wait.
+    private func collectFinished() {
+        while true {
+            let finished = execution.finished.collect(waiting: waiting.count)
+            if finished.isEmpty { return }
+            for id in finished { release(id) }
+            startWaiting()
+        }
+    }
+
+    /// Request `id` ended: its slot is free, and its worker is reused unless it was cancelled.
+    private func release(_ id: RequestID) {
+        if let request = running.removeValue(forKey: id), !request.cancelled { idle.append(request.worker) }
     }
 
     private func admit(_ pending: PendingRequest) {
