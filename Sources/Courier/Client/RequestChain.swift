@@ -16,7 +16,9 @@ import Foundation
 /// (``RequestExecution``): the user's interceptors, the security guard, auth, logging, and the
 /// transport. Each step may change the request on its way out and sees the response on its way
 /// back, as OkHttp's interceptor chain does.
-struct RequestChain: Sendable {
+///
+/// A class: every call takes the client's one chain.
+final class RequestChain: Sendable {
     /// One link of a call's outer chain.
     enum CallStep: Sendable {
         case offlineGate

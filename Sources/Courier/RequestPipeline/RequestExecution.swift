@@ -140,10 +140,7 @@ struct RequestExecution: Sendable {
         // a timeout says which.
         let attemptEnd = now + pending.attemptTimeout
         let attempt = Attempt(
-            pending: pending,
-            context: RequestContext(
-                id: pending.id, attempt: number, requiresAuth: pending.requiresAuth, baseURL: configuration.baseURL,
-                baseOrigin: baseOrigin, logger: configuration.logger),
+            pending: pending, number: number,
             limit: attemptEnd < pending.deadline ? (attemptEnd, .attempt) : (pending.deadline, .request),
             publishing: publishing)
         var request = pending.request
@@ -164,10 +161,17 @@ struct RequestExecution: Sendable {
     /// What every step of one attempt reads.
     private struct Attempt {
         let pending: PendingRequest
-        let context: RequestContext
+        let number: Int
         /// When the attempt must be over, and which limit that is.
         let limit: (end: Duration, kind: NetworkError.TimeoutLimit)
         let publishing: Bool
+    }
+
+    /// What an interceptor or the logger is told about `attempt`, made where one reads it.
+    private func context(of attempt: Attempt) -> RequestContext {
+        RequestContext(
+            id: attempt.pending.id, attempt: attempt.number, requiresAuth: attempt.pending.requiresAuth,
+            baseURL: configuration.baseURL, baseOrigin: baseOrigin, logger: configuration.logger)
     }
 
     /// Runs the attempt steps from `index` on and returns the response as the step at `index`
@@ -177,32 +181,36 @@ struct RequestExecution: Sendable {
     ) async throws(NetworkError) -> HTTPResponse {
         switch configuration.attemptSteps[index] {
         case .interceptors:
+            let context = context(of: attempt)
             for interceptor in configuration.requestInterceptors {
                 let interception: RequestInterception
                 do {
-                    interception = try await interceptor.intercept(request, context: attempt.context)
+                    interception = try await interceptor.intercept(request, context: context)
                 } catch {
                     throw NetworkError(thrownByInterceptor: error)
                 }
                 switch interception {
                 case .proceed(let changed): request = changed
-                case .respond(let answer): return try await intercepted(answer, to: request, attempt.context)
+                case .respond(let answer): return try await intercepted(answer, to: request, context)
                 }
             }
             let response = try await proceed(&request, from: index + 1, attempt)
-            return try await intercepted(response, to: request, attempt.context)
+            return try await intercepted(response, to: request, context)
         case .securityGuard:
             try configuration.security?.check(request)
             let response = try await proceed(&request, from: index + 1, attempt)
-            configuration.security?.inspect(response, to: request, context: attempt.context)
+            if let security = configuration.security, security.warnsOnMissingSecurityHeaders {
+                security.inspect(response, to: request, context: context(of: attempt))
+            }
             return response
         case .auth:
             try await authorize(&request, attempt.pending)
             return try await proceed(&request, from: index + 1, attempt)
         case .logging:
-            configuration.logging?.log(request, context: attempt.context)
+            let context = context(of: attempt)
+            configuration.logging?.log(request, context: context)
             let response = try await proceed(&request, from: index + 1, attempt)
-            configuration.logging?.log(response, to: request, context: attempt.context)
+            configuration.logging?.log(response, to: request, context: context)
             return response
         case .transport:
             return try await exchange(
