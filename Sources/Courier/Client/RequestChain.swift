@@ -164,7 +164,11 @@ final class RequestChain: Sendable {
             // The cache failed while holding this request: the network answers instead.
             return try await proceed(request, options, from: next)
         } catch {
-            throw NetworkError(answer: error)
+            // A failed fetch tells the monitor what it learnt (an answer may have come from
+            // storage, so only failures are told).
+            let error = NetworkError(answer: error)
+            offline?.learn(from: .failure(error))
+            throw error
         }
     }
 

@@ -156,4 +156,16 @@ import Testing
             await api.shutdown()
         }
     }
+
+    @Test("a GET the cache fetches and cannot send tells the monitor: offline")
+    func cachedFetchFailureIsLearnt() async throws {
+        let api = client(URL(string: "http://127.0.0.1:9")!, retryPolicy: .never) {
+            $0.caching = .init()
+            $0.connectivity = .init(debounce: .zero, watchesLink: false)
+        }
+        let error = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<Item>(path: "items/1")) }
+        guard case .noConnection? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(try await settledConnectivity(api) == .offline)
+        await api.shutdown()
+    }
 }
