@@ -210,6 +210,44 @@ import Testing
         }
     }
 
+    @Test("a body of unknown length goes chunked: a stream, and a multipart form with a stream part, arrive whole")
+    func unknownLengthGoesChunked() async throws {
+        /// `count` pieces of `piece`, then the end; the length is not known beforehand.
+        func generated(_ piece: String, count: Int) -> HTTPBodyStream {
+            HTTPBodyStream(length: nil) {
+                var left = count
+                return { _ in
+                    guard left > 0 else { return Data() }
+                    left -= 1
+                    return Data(piece.utf8)
+                }
+            }
+        }
+        // (httpbin refuses chunked requests unless it runs under gunicorn: the scripted server
+        // checks the bytes; the framing is the one httpbin parses in the tests above.)
+        try await withScriptedServer { server in
+            try await server.script("/log", [.status(204)])
+            let api = client(server.baseURL, retryPolicy: .never)
+            _ = try await api.send(Endpoint<EmptyResponse>(path: "log", method: .post, body: .stream(generated("line\n", count: 1000), contentType: "text/plain")))
+            var form = MultipartForm()
+            form.append(name: "kind", value: "log")
+            form.append(name: "log", stream: generated("abc", count: 500), filename: "today.log", contentType: "text/plain")
+            _ = try await api.send(Endpoint<EmptyResponse>(path: "log", method: .post, body: .multipart(form)))
+
+            let received = try await server.requests(path: "/log")
+            #expect(received.count == 2)
+            #expect(received.allSatisfy { $0.header("Transfer-Encoding") == "chunked" && $0.header("Content-Length") == nil })
+            #expect(received.first?.header("Content-Type") == "text/plain")
+            #expect(received.first?.bodyText == String(repeating: "line\n", count: 1000))
+            var same = MultipartForm(boundary: form.boundary)   // the same form, the stream's bytes in memory
+            same.append(name: "kind", value: "log")
+            same.append(name: "log", data: Data(String(repeating: "abc", count: 500).utf8), filename: "today.log", contentType: "text/plain")
+            #expect(received.last?.body == (try same.encodedData()))
+            #expect(received.last?.header("Content-Type") == form.contentType)
+            await api.shutdown()
+        }
+    }
+
     @Test("a 64 MiB file streams from disk: every byte arrives (size and SHA-256), read in chunks, never whole")
     func aLargeFileStreams() async throws {
         let url = try largeFile(megabytes: 64, named: "backup.tar")
