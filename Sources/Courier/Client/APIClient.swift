@@ -41,7 +41,10 @@ public final class APIClient: Sendable {
 
     // MARK: Calls
 
-    /// Sends `endpoint` and decodes its response body, returned with the response it came from.
+    /// Sends `endpoint` and decodes its response body, returned with the response it came from:
+    /// as JSON with the client's settings; for `Endpoint<String>` as text (``HTTPResponse/text()``:
+    /// the `charset` of its `Content-Type`, UTF-8 by default); for `Endpoint<Data>` the raw body;
+    /// for `Endpoint<EmptyResponse>` nothing.
     /// - Throws: ``NetworkError``: the transport's errors, statuses other than 2xx mapped
     ///   (304 `notModified`, 401 `unauthorized`, 404 `notFound`, …, each with its response),
     ///   `decodingError` with the body's first bytes.
@@ -54,6 +57,13 @@ public final class APIClient: Sendable {
         if let error = NetworkError(response: response) { throw error }
         if Value.self == EmptyResponse.self, let empty = EmptyResponse() as? Value {
             return Response(value: empty, response: response)
+        }
+        // Text and bytes are read without a decoder.
+        if Value.self == String.self, let text = try response.text() as? Value {
+            return Response(value: text, response: response)
+        }
+        if Value.self == Data.self, let body = response.body as? Value {
+            return Response(value: body, response: response)
         }
         do {
             return Response(value: try decoder.decode(Value.self, from: response.body), response: response)
@@ -93,31 +103,34 @@ public final class APIClient: Sendable {
         try await components.chain.send(try makeRequest(endpoint), options: endpoint.options)
     }
 
-    /// Builds the HTTP request of `endpoint`: URL, method, headers, JSON body.
+    /// Builds the HTTP request of `endpoint`: URL, method, headers, and its body, as bytes
+    /// (JSON, forms, text, small multipart forms) or as a stream (files, multipart forms with
+    /// files), with the body's `Content-Type` unless the endpoint's headers set one.
     func makeRequest(_ endpoint: UntypedEndpoint) throws(NetworkError) -> HTTPRequest {
         let base = try base.get()
         let url = try base.url(for: endpoint)
         var body: Data?
-        if let encodable = endpoint.body {
-            do {
-                body = try encoder.encode(encodable)
-            } catch {
-                throw .encodingError(underlying: error)
-            }
+        var bodyStream: HTTPBodyStream?
+        switch try endpoint.body?.encoded(with: encoder) {
+        case .bytes(let data): body = data
+        case .stream(let stream): bodyStream = stream
+        case nil: break
         }
-        return HTTPRequest(method: endpoint.method, url: url, headers: requestHeaders(endpoint), body: body, knownOrigin: base.origin)
+        var request = HTTPRequest(method: endpoint.method, url: url, headers: requestHeaders(endpoint), body: body, knownOrigin: base.origin)
+        request.bodyStream = bodyStream
+        return request
     }
 
-    /// The headers of `endpoint`'s request: its own, plus `Content-Type` (with a body) and
-    /// `Accept` when it has none, with room for what the pipeline adds (User-Agent,
-    /// Authorization).
+    /// The headers of `endpoint`'s request: its own, plus its body's `Content-Type` and the
+    /// `Accept` its response type reads when it names none, with room for what the pipeline
+    /// adds (User-Agent, Authorization).
     private func requestHeaders(_ endpoint: UntypedEndpoint) -> HTTPHeaders {
         var headers = HTTPHeaders(copying: endpoint.headers, extra: 4)
-        if endpoint.body != nil, !headers.contains("Content-Type") {
-            headers.add(name: "Content-Type", value: "application/json")
+        if let body = endpoint.body, !headers.contains("Content-Type") {
+            headers.add(name: "Content-Type", value: body.contentType)
         }
         if !headers.contains("Accept") {
-            headers.add(name: "Accept", value: "application/json")
+            headers.add(name: "Accept", value: endpoint.accept)
         }
         return headers
     }
@@ -200,10 +213,9 @@ public final class APIClient: Sendable {
 
     // MARK: Helpers
 
+    /// The start of `body` as a decoding error shows it (``HTTPResponse/prefix(of:)``).
     @usableFromInline
     static func prefix(of body: Data) -> String {
-        let head = body.prefix(256)
-        let text = String(decoding: head, as: UTF8.self)
-        return body.count > head.count ? text + "…" : text
+        HTTPResponse.prefix(of: body)
     }
 }

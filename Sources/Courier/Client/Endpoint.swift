@@ -4,8 +4,13 @@ import Foundation
 ///
 ///     let user = try await client.send(Endpoint<User>(path: "users/42", version: .v1))
 ///
-/// `Value` is what the body decodes to (the `value` of the ``Response`` that `send` returns);
-/// use ``EmptyResponse`` when there is no body to read.
+/// `Value` is what the response body decodes to (the `value` of the ``Response`` that `send`
+/// returns): a `Decodable` type read as JSON; `String` for the body as text (its `charset`,
+/// UTF-8 by default); `Data` for the raw bytes; ``EmptyResponse`` when there is nothing to read.
+///
+/// The request body is a ``RequestBody``: JSON, bytes, text, a form, a multipart form, a file
+/// (`Endpoint(path: "login", method: .post, body: .form(["user": "ada"]))`). An `Encodable`
+/// value given as `body` is sent as JSON (a `Data` as raw bytes).
 public struct Endpoint<Value: Decodable & Sendable>: Sendable {
     /// The fields, in a value that is not generic (what the client sends from).
     @usableFromInline
@@ -37,8 +42,9 @@ public struct Endpoint<Value: Decodable & Sendable>: Sendable {
         get { untyped.headers }
         set { untyped.headers = newValue }
     }
-    /// A value encoded as the JSON body, with the client's JSON settings.
-    public var body: (any Encodable & Sendable)? {
+    /// What the request sends, with its `Content-Type` (unless ``headers`` set one); `nil` for
+    /// no body.
+    public var body: RequestBody? {
         get { untyped.body }
         set { untyped.body = newValue }
     }
@@ -55,6 +61,8 @@ public struct Endpoint<Value: Decodable & Sendable>: Sendable {
 
     /// Creates an endpoint from a textual path: literal text (never pre-encoded: `%` is a
     /// percent sign), split on `/` into segments, each percent-encoded; a trailing `/` is kept.
+    /// `body` is sent as JSON with the client's settings (a `Data` as raw bytes,
+    /// `application/octet-stream` unless `headers` name its type).
     public init(
         path: String,
         method: HTTPMethod = .get,
@@ -65,13 +73,27 @@ public struct Endpoint<Value: Decodable & Sendable>: Sendable {
         options: RequestOptions = RequestOptions()
     ) {
         self.init(
-            segments: URLBuilder.segments(of: path), method: method, query: query, headers: headers, body: body,
+            path: path, method: method, query: query, headers: headers, requestBody: body.map(RequestBody.json),
             version: version, options: options)
-        hasTrailingSlash = path.utf8.last == UInt8(ascii: "/")
+    }
+
+    /// Creates an endpoint from a textual path, split and encoded as by the initializer above,
+    /// that sends `body`: a form, a multipart form, a file, bytes, text or JSON.
+    public init(
+        path: String,
+        method: HTTPMethod = .get,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        body: RequestBody,
+        version: APIVersion? = nil,
+        options: RequestOptions = RequestOptions()
+    ) {
+        self.init(path: path, method: method, query: query, headers: headers, requestBody: body, version: version, options: options)
     }
 
     /// Creates an endpoint from path segments, each percent-encoded whole: use it when a
-    /// segment may contain `/` (a file name, an opaque identifier).
+    /// segment may contain `/` (a file name, an opaque identifier). `body` is sent as JSON (a
+    /// `Data` as raw bytes).
     public init(
         segments: [String],
         method: HTTPMethod = .get,
@@ -81,8 +103,42 @@ public struct Endpoint<Value: Decodable & Sendable>: Sendable {
         version: APIVersion? = nil,
         options: RequestOptions = RequestOptions()
     ) {
-        untyped = UntypedEndpoint(
-            segments: segments, hasTrailingSlash: false, method: method, query: query, headers: headers, body: body,
+        self.init(
+            segments: segments, method: method, query: query, headers: headers, requestBody: body.map(RequestBody.json),
             version: version, options: options)
+    }
+
+    /// Creates an endpoint from path segments, each percent-encoded whole, that sends `body`.
+    public init(
+        segments: [String],
+        method: HTTPMethod = .get,
+        query: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        body: RequestBody,
+        version: APIVersion? = nil,
+        options: RequestOptions = RequestOptions()
+    ) {
+        self.init(segments: segments, method: method, query: query, headers: headers, requestBody: body, version: version, options: options)
+    }
+
+    private init(
+        path: String, method: HTTPMethod, query: [URLQueryItem], headers: HTTPHeaders, requestBody: RequestBody?,
+        version: APIVersion?, options: RequestOptions
+    ) {
+        self.init(
+            segments: URLBuilder.segments(of: path), method: method, query: query, headers: headers,
+            requestBody: requestBody, version: version, options: options)
+        hasTrailingSlash = path.utf8.last == UInt8(ascii: "/")
+    }
+
+    private init(
+        segments: [String], method: HTTPMethod, query: [URLQueryItem], headers: HTTPHeaders, requestBody: RequestBody?,
+        version: APIVersion?, options: RequestOptions
+    ) {
+        // Text and bytes are read whatever their type; anything else is expected as JSON.
+        let readsAnyType = Value.self == String.self || Value.self == Data.self
+        untyped = UntypedEndpoint(
+            segments: segments, hasTrailingSlash: false, method: method, query: query, headers: headers, body: requestBody,
+            accept: readsAnyType ? "*/*" : "application/json", version: version, options: options)
     }
 }

@@ -11,7 +11,10 @@ struct UntypedEndpoint: Sendable {
     var method: HTTPMethod
     var query: [URLQueryItem]
     var headers: HTTPHeaders
-    var body: (any Encodable & Sendable)?
+    var body: RequestBody?
+    /// The `Accept` sent unless `headers` has one: `application/json`, or `*/*` for an
+    /// endpoint read as text or bytes.
+    var accept: String
     var version: APIVersion?
     var options: RequestOptions
 }

@@ -373,3 +373,42 @@ private struct ExecutorProbe: Decodable, Sendable {
     let decodedOnCallersExecutor: Bool
     init(from decoder: any Decoder) throws { decodedOnCallersExecutor = ProbeExecutor.isCurrent }
 }
+
+/// Response forms read without a decoder: `Endpoint<String>` and `Endpoint<Data>`.
+extension APIClientTests {
+    @Test("Endpoint<String> reads text in the charset of its Content-Type, UTF-8 by default, and accepts any type")
+    func anEndpointOfStringReadsText() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/latin1", [.data(200, Data([0x63, 0x61, 0x66, 0xE9, 0x20, 0xA3]), headers: ["Content-Type": "text/plain; charset=iso-8859-1"])])
+            try await server.script("/utf8", [.text(200, "naïve ✓", headers: ["Content-Type": "text/plain"])])
+            try await server.script("/json-string", [.json(200, #""quoted""#)])
+            try await server.script("/broken", [.data(200, Data([0x63, 0xE9]), headers: ["Content-Type": "text/plain"])])
+            let api = client(server.baseURL, retryPolicy: .never)
+            #expect(try await api.send(Endpoint<String>(path: "latin1")).value == "café £")
+            #expect(try await api.send(Endpoint<String>(path: "utf8")).value == "naïve ✓")
+            #expect(try await api.send(Endpoint<String>(path: "json-string")).value == #""quoted""#)   // the text, not JSON-decoded
+            let error = await #expect(throws: NetworkError.self) { try await api.send(Endpoint<String>(path: "broken")) }
+            guard case .decodingError(let cause, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(cause is HTTPResponse.UndecodableText)
+            #expect(try await server.requests(path: "/latin1").first?.header("Accept") == "*/*")
+            await api.shutdown()
+        }
+    }
+
+    @Test("Endpoint<Data> returns the raw body, whatever its bytes; JSON endpoints still accept JSON")
+    func anEndpointOfDataReturnsTheRawBody() async throws {
+        try await withScriptedServer { server in
+            let bytes = Data([0x00, 0xFF, 0x22, 0x7B, 0x0A])
+            try await server.script("/blob", [.data(200, bytes, headers: ["Content-Type": "application/octet-stream"])])
+            try await server.script("/user", [.json(200, #"{"id":1,"name":"Ada"}"#)])
+            let api = client(server.baseURL, retryPolicy: .never)
+            let blob = try await api.send(Endpoint<Data>(path: "blob"))
+            #expect(blob.value == bytes)
+            #expect(blob.response.body == bytes)
+            #expect(try await api.send(Endpoint<User>(path: "user")).value == User(id: 1, name: "Ada"))
+            #expect(try await server.requests(path: "/blob").first?.header("Accept") == "*/*")
+            #expect(try await server.requests(path: "/user").first?.header("Accept") == "application/json")
+            await api.shutdown()
+        }
+    }
+}

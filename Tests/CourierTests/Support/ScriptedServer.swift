@@ -128,14 +128,19 @@ struct ReceivedRequest: Sendable, Decodable {
     let path: String
     /// Header fields as `[name, value]` pairs, in the order and case received.
     let headers: [[String]]
-    /// The request body (de-chunked if it was sent chunked).
+    /// The request body (de-chunked if it was sent chunked); empty for one over 16 MiB, which
+    /// the server records by ``bodyLength`` and ``bodySHA256`` only.
     let body: Data
+    /// How many body bytes arrived.
+    let bodyLength: Int
+    /// The SHA-256 of the body, in lower-case hex.
+    let bodySHA256: String
     /// Whether the server answered it with the remembered response of an earlier request with
     /// the same `Idempotency-Key` (without processing it).
     let replayed: Bool
 
     private enum CodingKeys: String, CodingKey {
-        case method, path, headers, bodyBase64, replayed
+        case method, path, headers, bodyBase64, bodyLength, bodySha256, replayed
     }
 
     init(from decoder: any Decoder) throws {
@@ -149,6 +154,8 @@ struct ReceivedRequest: Sendable, Decodable {
                 forKey: .bodyBase64, in: container, debugDescription: "invalid base64 body")
         }
         body = decoded
+        bodyLength = try container.decode(Int.self, forKey: .bodyLength)
+        bodySHA256 = try container.decode(String.self, forKey: .bodySha256)
         replayed = try container.decodeIfPresent(Bool.self, forKey: .replayed) ?? false
     }
 

@@ -40,8 +40,11 @@ Control API (control requests are never recorded):
 
 * ``GET /__control/requests[?path=/x]`` -> JSON array of received requests
   ``{"method", "path", "headers": [[name, value], ...], "bodyBase64",
-  "replayed"}``; ``replayed`` is true when the request was answered from a
-  remembered idempotent response (see below).
+  "bodyLength", "bodySha256", "replayed"}``; ``replayed`` is true when the
+  request was answered from a remembered idempotent response (see below). A
+  body is read and hashed in 1 MiB blocks; one larger than 16 MiB is recorded
+  by its length and SHA-256 only (``bodyBase64`` empty, and an echo shows it
+  empty), so a large upload is never held whole.
 * ``GET /__control/wait?path=/x&count=N&timeout=5`` -> long-polls until at
   least N requests to ``/x`` arrived (returns them), or 504.
 * ``GET /__control/wait-disconnect?path=/x&timeout=5[&count=N]`` -> 200
@@ -84,6 +87,7 @@ died) or when its parent pid changes (the parent died and we were reparented).
 """
 
 import base64
+import hashlib
 import json
 import os
 import select
@@ -110,8 +114,35 @@ SERVE_POLL_INTERVAL = 0.05
 # How long re-binding the switchable listener's port keeps retrying.
 REBIND_TIMEOUT = 5.0
 
+# Request bodies larger than this are recorded by length and SHA-256 only.
+RECORDED_BODY_LIMIT = 16 * 1024 * 1024
+
+# The size of the blocks a request body is read (and hashed) in.
+BODY_BLOCK = 1024 * 1024
+
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
+
+
+class BodySink:
+    """A request body as it arrives: its length, its SHA-256, and its bytes while they stay
+    under RECORDED_BODY_LIMIT."""
+
+    def __init__(self):
+        self.blocks = []
+        self.length = 0
+        self.digest = hashlib.sha256()
+
+    def add(self, block):
+        self.length += len(block)
+        self.digest.update(block)
+        if self.length <= RECORDED_BODY_LIMIT:
+            self.blocks.append(block)
+        else:
+            self.blocks = []
+
+    def result(self):
+        return b"".join(self.blocks), self.length, self.digest.hexdigest()
 
 
 class State:
@@ -335,7 +366,7 @@ class Handler(BaseHTTPRequestHandler):
         """Quiet: no per-request logging on stderr."""
 
     def handle_any(self):
-        body = self.read_body()
+        body, body_length, body_sha256 = self.read_body()
         split = urlsplit(self.path)
         route = split.path
         if route.startswith(CONTROL_PREFIX):
@@ -347,6 +378,8 @@ class Handler(BaseHTTPRequestHandler):
             "path": self.path,
             "headers": [[name, value] for name, value in self.headers.items()],
             "bodyBase64": base64.b64encode(body).decode("ascii"),
+            "bodyLength": body_length,
+            "bodySha256": body_sha256,
             "replayed": False,
             "_route": route,
         }
@@ -381,19 +414,27 @@ class Handler(BaseHTTPRequestHandler):
     do_TRACE = do_CONNECT = handle_any
 
     def read_body(self):
-        """Reads the request body (Content-Length or chunked)."""
+        """Reads the request body (Content-Length or chunked) in blocks, hashing it as it comes.
+        Returns (the body, or b"" past RECORDED_BODY_LIMIT; its length; its SHA-256 in hex)."""
+        sink = BodySink()
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            return self.read_chunked()
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length > 0 else b""
-        if len(body) < length:
-            # The client went away mid-body (killed while sending): as a real server would, do
-            # not record or answer a request that never fully arrived.
-            raise ConnectionError("EOF in body")
-        return body
+            self.read_chunked(sink)
+        else:
+            length = int(self.headers.get("Content-Length") or 0)
+            self.read_exactly(length, sink, "EOF in body")
+        return sink.result()
 
-    def read_chunked(self):
-        chunks = []
+    def read_exactly(self, length, sink, failure):
+        while length > 0:
+            block = self.rfile.read(min(length, BODY_BLOCK))
+            if not block:
+                # The client went away mid-body (killed while sending): as a real server would,
+                # do not record or answer a request that never fully arrived.
+                raise ConnectionError(failure)
+            sink.add(block)
+            length -= len(block)
+
+    def read_chunked(self, sink):
         while True:
             line = self.rfile.readline(65537)
             if not line:
@@ -401,14 +442,13 @@ class Handler(BaseHTTPRequestHandler):
             size = int(line.split(b";", 1)[0].strip() or b"0", 16)
             if size == 0:
                 break
-            chunks.append(self.rfile.read(size))
+            self.read_exactly(size, sink, "EOF in chunked body")
             self.rfile.readline()  # CRLF after the chunk data
         # Trailer section: header lines until an empty line.
         while True:
             line = self.rfile.readline(65537)
             if not line or line in (b"\r\n", b"\n"):
                 break
-        return b"".join(chunks)
 
     def send_body(self, status, body, headers=None, content_type=None, trickle=0, header_list=None, chunked=False):
         """Sends a complete response, with Content-Length unless `chunked`. With `trickle`, the

@@ -1,0 +1,34 @@
+import Foundation
+
+extension HTTPBodyStream {
+    /// The bodies of `streams` one after another (a multipart form's parts and the bytes
+    /// between them): each stream's reader is made when the one before it has ended, so at most
+    /// one file is open at a time. The length is the sum of theirs when every one is known,
+    /// else unknown (sent chunked).
+    public static func concatenating(_ streams: [HTTPBodyStream]) -> HTTPBodyStream {
+        var total: Int? = 0
+        for stream in streams {
+            total = total.flatMap { sum in stream.length.map { sum + $0 } }
+        }
+        return HTTPBodyStream(length: total) {
+            var index = 0
+            var reader: Reader?
+            return { maxLength in
+                while index < streams.count {
+                    let current: Reader
+                    if let reader {
+                        current = reader
+                    } else {
+                        current = try streams[index].makeReader()
+                        reader = current
+                    }
+                    let data = try current(maxLength)
+                    if !data.isEmpty { return data }
+                    reader = nil
+                    index += 1
+                }
+                return Data()
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+@Suite struct HTTPBodyStreamTests {
+    /// Everything a reader of `stream` gives, asked `maxLength` bytes at a time.
+    static func readAll(_ stream: HTTPBodyStream, maxLength: Int) throws -> (Data, reads: Int) {
+        let reader = try stream.makeReader()
+        var body = Data()
+        var reads = 0
+        while true {
+            let chunk = try reader(maxLength)
+            reads += 1
+            if chunk.isEmpty { return (body, reads) }
+            #expect(chunk.count <= maxLength)
+            body.append(chunk)
+        }
+    }
+
+    @Test("concatenating: the streams' bytes in order, empty ones skipped, length the sum")
+    func concatenating() throws {
+        let stream = HTTPBodyStream.concatenating([.data(Data("ab".utf8)), .data(Data()), .data(Data("cdefg".utf8))])
+        #expect(stream.length == 7)
+        let (body, _) = try Self.readAll(stream, maxLength: 3)
+        #expect(String(decoding: body, as: UTF8.self) == "abcdefg")
+        // Each reader starts from the first byte again (a resend).
+        #expect(try Self.readAll(stream, maxLength: 100).0 == body)
+        #expect(HTTPBodyStream.concatenating([]).length == 0)
+        #expect(try Self.readAll(.concatenating([]), maxLength: 10).0.isEmpty)
+    }
+
+    @Test("concatenating: one stream of unknown length makes the whole length unknown")
+    func unknownLength() throws {
+        let unknown = HTTPBodyStream(length: nil) {
+            var sent = false
+            return { _ in defer { sent = true }; return sent ? Data() : Data("x".utf8) }
+        }
+        let stream = HTTPBodyStream.concatenating([.data(Data("a".utf8)), unknown, .data(Data("b".utf8))])
+        #expect(stream.length == nil)
+        #expect(String(decoding: try Self.readAll(stream, maxLength: 8).0, as: UTF8.self) == "axb")
+    }
+
+    @Test("concatenating: a stream's reader is made only when the one before it has ended")
+    func readersAreMadeLazily() throws {
+        let made = Locked(0)
+        let counted = HTTPBodyStream(length: 1) {
+            made.withLock { $0 += 1 }
+            return try HTTPBodyStream.data(Data("z".utf8)).makeReader()
+        }
+        let stream = HTTPBodyStream.concatenating([.data(Data("ab".utf8)), counted])
+        let reader = try stream.makeReader()
+        #expect(try reader(1) == Data("a".utf8))
+        #expect(made.withLock { $0 } == 0)
+        #expect(try reader(1) == Data("b".utf8))
+        #expect(try reader(1) == Data("z".utf8))
+        #expect(made.withLock { $0 } == 1)
+        #expect(try reader(1).isEmpty)
+    }
+}
