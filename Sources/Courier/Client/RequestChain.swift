@@ -12,7 +12,8 @@ import Foundation
 /// 3. **admission**: the request pipeline's mailbox (a bound on requests in flight, then a
 ///    bounded queue). Its outcome tells the connectivity monitor what it learnt.
 ///
-/// An admitted request then passes ``attemptSteps`` once per attempt, on a pipeline worker
+/// A queued write's replay enters at admission (``replay(_:requiresAuth:)``). An admitted
+/// request then passes ``attemptSteps`` once per attempt, on a pipeline worker
 /// (``RequestExecution``): the user's interceptors, the security guard, auth, logging, and the
 /// transport. Each step may change the request on its way out and sees the response on its way
 /// back, as OkHttp's interceptor chain does.
@@ -82,12 +83,14 @@ final class RequestChain: Sendable {
         return try await proceed(request, options, from: 0)
     }
 
-    /// Replays a queued write: it enters the chain after the offline gate (it must not be
-    /// queued again), with no retries of its own (the queue schedules them).
+    /// Replays a queued write: it enters the chain at admission (it must not be queued again,
+    /// nor answered by the cache, whatever its method), with no retries of its own (the queue
+    /// schedules them); a success makes the stored reads of its URL stale, as a write's does.
     nonisolated(nonsending) func replay(_ request: HTTPRequest, requiresAuth: Bool) async -> Result<HTTPResponse, NetworkError> {
-        let afterGate = steps.firstIndex(of: .offlineGate).map { $0 + 1 } ?? 0
         do {
-            return .success(try await proceed(request, RequestOptions(retryPolicy: .never, requiresAuth: requiresAuth), from: afterGate))
+            let response = try await admitted(request, RequestOptions(retryPolicy: .never, requiresAuth: requiresAuth))
+            cache?.forget(.invalidate(url: request.url.absoluteString))
+            return .success(response)
         } catch {
             return .failure(error)
         }
@@ -158,14 +161,16 @@ final class RequestChain: Sendable {
             return fresh
         }
         let waiting = CacheRequest(request: request, key: key, options: options, policy: policy, ttl: ttl)
+        // What the network answered tells the monitor what it learnt; an answer from storage
+        // (a response without metrics) says nothing.
         do {
-            return try await cache.get(waiting)
+            let response = try await cache.get(waiting)
+            if response.metrics != nil { offline?.learn(from: .success(response)) }
+            return response
         } catch RuntimeError.componentRestarted {
             // The cache failed while holding this request: the network answers instead.
             return try await proceed(request, options, from: next)
         } catch {
-            // A failed fetch tells the monitor what it learnt (an answer may have come from
-            // storage, so only failures are told).
             let error = NetworkError(answer: error)
             offline?.learn(from: .failure(error))
             throw error

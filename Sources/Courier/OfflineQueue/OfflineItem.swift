@@ -31,6 +31,7 @@ public struct OfflineItem: Sendable, Identifiable {
     public internal(set) var serverResponse: HTTPResponse?
     /// The last send of ``idempotencyKey`` got no answer (cut or stopped mid-exchange, or timed
     /// out): the server may still be processing it, and answers a replay meanwhile 409 (what the
-    /// IETF Idempotency-Key draft prescribes), which is then no conflict. In memory only.
+    /// IETF Idempotency-Key draft prescribes), which is then no conflict. In memory only: every
+    /// waiting item loaded from disk is marked.
     var keyMayBeInProgress = false
 }

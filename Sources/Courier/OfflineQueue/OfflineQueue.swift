@@ -173,6 +173,10 @@ actor OfflineQueue: Component {
             self.store = store
             var all = Dictionary(uniqueKeysWithValues: stored.map { ($0.id, $0) })
             for item in recovered { all[item.id] = item }
+            // A claim is not written, so any stored write may have been in flight when the last
+            // process (or instance) ended: its key may still be in progress at the server, and
+            // a 409 to its first replay waits once instead of counting as a conflict.
+            for (id, item) in all where item.state.isWaiting { all[id]?.keyMayBeInProgress = true }
             items = all
             order = stored.map(\.id)
             head = 0

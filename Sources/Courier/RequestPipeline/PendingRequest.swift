@@ -8,6 +8,8 @@ final class PendingRequest: Sendable {
     let id: RequestID
     /// The request as the caller built it, before interceptors.
     let request: HTTPRequest
+    /// When it entered the pipeline, on the pipeline's clock.
+    let created: Duration
     /// When it must be over, on the pipeline's clock (all attempts and waits included).
     let deadline: Duration
     /// The timeout of one attempt (an attempt never runs past ``deadline`` either).
@@ -22,12 +24,13 @@ final class PendingRequest: Sendable {
     let reply: Reply<HTTPResponse>
 
     init(
-        id: RequestID, request: HTTPRequest, deadline: Duration, attemptTimeout: Duration,
+        id: RequestID, request: HTTPRequest, created: Duration, deadline: Duration, attemptTimeout: Duration,
         retryPolicy: RetryPolicy?, redirects: RedirectPolicy? = nil, requiresAuth: Bool, reply: Reply<HTTPResponse>
     ) {
         self.redirects = redirects
         self.id = id
         self.request = request
+        self.created = created
         self.deadline = deadline
         self.attemptTimeout = attemptTimeout
         self.retryPolicy = retryPolicy

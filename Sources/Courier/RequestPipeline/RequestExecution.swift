@@ -43,18 +43,16 @@ struct RequestExecution: Sendable {
     }
 
     private nonisolated(nonsending) func run(_ pending: PendingRequest, admitted: Bool, publishing: Bool) async {
-        let started = configuration.clock.now
         if publishing {
             events.publish(.started(pending.id, method: pending.request.method, url: configuration.redaction.url(pending.request.url)))
         }
-        var (outcome, attempts) = await attempts(pending, publishing: publishing)
+        var (outcome, attempts, redirects) = await attempts(pending, publishing: publishing)
         if admitted, finished.leave(pending.id) { try? mailbox.send(.finished(pending.id)) }
-        let duration = configuration.clock.now - started
-        // The response says which request it answers, and what that took (the transport step
-        // counted the redirects).
+        // From the call's entry into the pipeline, its wait for a slot included.
+        let duration = configuration.clock.now - pending.created
+        // The response says which request it answers, and what that took.
         if case .response(var response) = outcome {
-            response.metrics = RequestMetrics(
-                id: pending.id, attempts: attempts, redirects: response.metrics?.redirects ?? 0, duration: duration)
+            response.metrics = RequestMetrics(id: pending.id, attempts: attempts, redirects: redirects, duration: duration)
             outcome = .response(response)
         }
         let result = Self.result(of: outcome)
@@ -81,22 +79,26 @@ struct RequestExecution: Sendable {
         pending.reply.fail(error)
     }
 
-    /// The request's attempts, retries and waits; returns how the last attempt ended and how
-    /// many attempts were made.
-    private nonisolated(nonsending) func attempts(_ pending: PendingRequest, publishing: Bool) async -> (RetryPolicy.AttemptOutcome, Int) {
+    /// The request's attempts, retries and waits; returns how the last attempt ended, how many
+    /// attempts were made, and the redirects the last one followed.
+    private nonisolated(nonsending) func attempts(
+        _ pending: PendingRequest, publishing: Bool
+    ) async -> (outcome: RetryPolicy.AttemptOutcome, attempts: Int, redirects: Int) {
         var attempt = 1
         var renewedCredential = false
+        var redirects = 0
         while true {
             let now = configuration.clock.now
             let remaining = pending.deadline - now
-            guard remaining > .zero else { return (.failure(.timeout(.request, underlying: nil)), attempt - 1) }
+            guard remaining > .zero else { return (.failure(.timeout(.request, underlying: nil)), attempt - 1, redirects) }
             if publishing { events.publish(.attempt(pending.id, number: attempt)) }
 
-            let (sent, outcome) = await self.attempt(pending, number: attempt, startingAt: now, publishing: publishing)
-            if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt) }
+            let (sent, outcome, followed) = await self.attempt(pending, number: attempt, startingAt: now, publishing: publishing)
+            redirects = followed
+            if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt, redirects) }
 
             // A success is final: skip the retry decision (and its clock and random reads).
-            if case .response(let response) = outcome, response.status < 400 { return (outcome, attempt) }
+            if case .response(let response) = outcome, response.status < 400 { return (outcome, attempt, redirects) }
             // A 401 to the session's token: get a newer one (the token store makes one refresh
             // for any number of such requests) and replay once; a second 401 is final.
             if case .response(let response) = outcome, response.status == 401, !renewedCredential,
@@ -105,9 +107,9 @@ struct RequestExecution: Sendable {
                 do throws(NetworkError) {
                     _ = try await tokens.renewed(after: version)
                 } catch .unauthorized {
-                    return (outcome, attempt)
+                    return (outcome, attempt, redirects)
                 } catch {
-                    return (.failure(error), attempt)
+                    return (.failure(error), attempt, redirects)
                 }
                 attempt += 1
                 continue
@@ -119,12 +121,12 @@ struct RequestExecution: Sendable {
             guard case .retry(let delay, let reason) = decision,
                   configuration.clock.now + delay < pending.deadline,
                   await retryPermitted()
-            else { return (outcome, attempt) }
+            else { return (outcome, attempt, redirects) }
 
             if publishing { events.publish(.retrying(pending.id, attempt: attempt, delay: delay, reason: reason)) }
             configuration.logger?.log(.info, "retrying", metadata: ["request": pending.id.description, "attempt": String(attempt), "reason": reason])
             if delay > .zero {
-                do { try await configuration.clock.sleep(for: delay) } catch { return (.failure(.cancelled), attempt) }
+                do { try await configuration.clock.sleep(for: delay) } catch { return (.failure(.cancelled), attempt, redirects) }
             }
             attempt += 1
         }
@@ -132,10 +134,10 @@ struct RequestExecution: Sendable {
 
     /// One attempt: the attempt steps in their order (``RequestPipeline/Configuration/attemptSteps``),
     /// ending in one transport exchange and the redirects followed after it. Returns the
-    /// request as last sent, and how the attempt ended.
+    /// request as last sent, how the attempt ended, and the redirects it followed.
     private nonisolated(nonsending) func attempt(
         _ pending: PendingRequest, number: Int, startingAt now: Duration, publishing: Bool
-    ) async -> (HTTPRequest, RetryPolicy.AttemptOutcome) {
+    ) async -> (HTTPRequest, RetryPolicy.AttemptOutcome, Int) {
         // The attempt ends at its timeout or at the request's deadline, whichever comes first;
         // a timeout says which.
         let attemptEnd = now + pending.attemptTimeout
@@ -149,12 +151,13 @@ struct RequestExecution: Sendable {
         if let userAgent = configuration.userAgent, !request.headers.contains("User-Agent") {
             request.headers.add(name: "User-Agent", value: userAgent)
         }
+        var redirects = 0
         do throws(NetworkError) {
-            var response = try await proceed(&request, from: 0, attempt)
+            var response = try await proceed(&request, &redirects, from: 0, attempt)
             if response.status == 401, !request.headers.contains("Authorization") { response.answersUnauthenticatedRequest = true }
-            return (request, .response(response))
+            return (request, .response(response), redirects)
         } catch {
-            return (request, .failure(error))
+            return (request, .failure(error), redirects)
         }
     }
 
@@ -175,9 +178,10 @@ struct RequestExecution: Sendable {
     }
 
     /// Runs the attempt steps from `index` on and returns the response as the step at `index`
-    /// hands it back. `request` is left as the request last sent.
+    /// hands it back. `request` is left as the request last sent, `redirects` as the redirects
+    /// the transport step followed.
     private nonisolated(nonsending) func proceed(
-        _ request: inout HTTPRequest, from index: Int, _ attempt: Attempt
+        _ request: inout HTTPRequest, _ redirects: inout Int, from index: Int, _ attempt: Attempt
     ) async throws(NetworkError) -> HTTPResponse {
         switch configuration.attemptSteps[index] {
         case .interceptors:
@@ -194,27 +198,27 @@ struct RequestExecution: Sendable {
                 case .respond(let answer): return try await intercepted(answer, to: request, context)
                 }
             }
-            let response = try await proceed(&request, from: index + 1, attempt)
+            let response = try await proceed(&request, &redirects, from: index + 1, attempt)
             return try await intercepted(response, to: request, context)
         case .securityGuard:
             try configuration.security?.check(request)
-            let response = try await proceed(&request, from: index + 1, attempt)
+            let response = try await proceed(&request, &redirects, from: index + 1, attempt)
             if let security = configuration.security, security.warnsOnMissingSecurityHeaders {
                 security.inspect(response, to: request, context: context(of: attempt))
             }
             return response
         case .auth:
             try await authorize(&request, attempt.pending)
-            return try await proceed(&request, from: index + 1, attempt)
+            return try await proceed(&request, &redirects, from: index + 1, attempt)
         case .logging:
             let context = context(of: attempt)
             configuration.logging?.log(request, context: context)
-            let response = try await proceed(&request, from: index + 1, attempt)
+            let response = try await proceed(&request, &redirects, from: index + 1, attempt)
             configuration.logging?.log(response, to: request, context: context)
             return response
         case .transport:
             return try await exchange(
-                &request, id: attempt.pending.id, redirects: attempt.pending.redirects ?? configuration.redirects,
+                &request, followed: &redirects, id: attempt.pending.id, redirects: attempt.pending.redirects ?? configuration.redirects,
                 until: attempt.limit, publishing: attempt.publishing)
         }
     }
@@ -248,11 +252,10 @@ struct RequestExecution: Sendable {
     /// hop within the attempt's time `limit` and, all hops together, within the response size
     /// limit. `request` is left as the last request sent.
     private nonisolated(nonsending) func exchange(
-        _ request: inout HTTPRequest, id: RequestID, redirects: RedirectPolicy,
+        _ request: inout HTTPRequest, followed hops: inout Int, id: RequestID, redirects: RedirectPolicy,
         until limit: (end: Duration, kind: NetworkError.TimeoutLimit), publishing: Bool
     ) async throws(NetworkError) -> HTTPResponse {
         var received = 0
-        var hops = 0
         while true {
             let left = limit.end - configuration.clock.now
             guard left > .zero else { throw .timeout(limit.kind, underlying: nil) }
@@ -270,14 +273,14 @@ struct RequestExecution: Sendable {
             // that does not.
             received += response.body.count
             if received > configuration.maxResponseBytes { throw .responseTooLarge(limit: configuration.maxResponseBytes) }
-            guard redirects.follows else { return Self.final(response, id: id, redirects: hops) }
+            guard redirects.follows else { return response }
             switch RedirectRule.next(after: request, response: response) {
             case .final:
-                return Self.final(response, id: id, redirects: hops)
+                return response
             case .refuse(let error):
                 throw error
             case .follow(let next):
-                if let decide = redirects.decide, !decide(response, next) { return Self.final(response, id: id, redirects: hops) }
+                if let decide = redirects.decide, !decide(response, next) { return response }
                 hops += 1
                 guard hops <= redirects.maxHops else { throw .tooManyRedirects(limit: redirects.maxHops) }
                 try configuration.security?.check(next)
@@ -285,14 +288,6 @@ struct RequestExecution: Sendable {
                 request = next
             }
         }
-    }
-
-    /// The exchange's final response, with the redirects followed to it (``run(_:publishing:)``
-    /// fills in the rest of its metrics when the request ends).
-    private static func final(_ response: consuming HTTPResponse, id: RequestID, redirects: Int) -> HTTPResponse {
-        var response = response
-        response.metrics = RequestMetrics(id: id, attempts: 0, redirects: redirects, duration: .zero)
-        return response
     }
 
     private nonisolated(nonsending) func retryPermitted() async -> Bool {

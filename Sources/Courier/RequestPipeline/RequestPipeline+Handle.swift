@@ -68,8 +68,9 @@ extension RequestPipeline {
         /// `request` on its way to `reply`, its settings resolved once: the options, else the
         /// request's own timeout (attempt), else the pipeline's.
         private func pending(_ request: HTTPRequest, options: RequestOptions, id: RequestID, reply: Reply<HTTPResponse>) -> PendingRequest {
-            PendingRequest(
-                id: id, request: request, deadline: configuration.clock.now + (options.deadline ?? configuration.requestDeadline),
+            let now = configuration.clock.now
+            return PendingRequest(
+                id: id, request: request, created: now, deadline: now + (options.deadline ?? configuration.requestDeadline),
                 attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
                 retryPolicy: options.retryPolicy, redirects: options.redirects, requiresAuth: options.requiresAuth, reply: reply)
         }

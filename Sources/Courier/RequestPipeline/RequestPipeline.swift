@@ -1,10 +1,10 @@
 import Foundation
 
 /// Runs requests: admission control (a bound on in-flight requests, then a bounded queue, then
-/// `overloaded`), the retry budget, and one child task per admitted request that runs the
-/// interceptors, the transport and the retries (``RequestExecution``), run by a pool of
-/// long-lived worker tasks (``RequestWorker``). Its mailbox loop never
-/// awaits a request's work: results come back as `finished` messages.
+/// `overloaded`), the retry budget, and the admitted requests' work (``RequestExecution``: the
+/// attempt steps and the retries), run by a pool of long-lived worker tasks (``RequestWorker``).
+/// Its mailbox loop never awaits a request's work. Request ids are numbered by the handle,
+/// which every instance shares, so an id a failed instance left is never another's.
 ///
 /// Per request the pipeline handles one message, `execute`: a worker leaves the request it
 /// finished in ``FinishedRequests``, collected with the next message, and sends `finished` only

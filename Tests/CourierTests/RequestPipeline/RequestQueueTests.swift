@@ -12,7 +12,7 @@ import Testing
 
     private func pending(_ id: UInt64) -> PendingRequest {
         PendingRequest(
-            id: RequestID(id), request: HTTPRequest(url: testURL("https://h/x")), deadline: .seconds(1),
+            id: RequestID(id), request: HTTPRequest(url: testURL("https://h/x")), created: .zero, deadline: .seconds(1),
             attemptTimeout: .seconds(1), retryPolicy: .never, requiresAuth: false, reply: reply)
     }
 

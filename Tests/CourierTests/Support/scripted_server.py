@@ -411,7 +411,7 @@ class Handler(BaseHTTPRequestHandler):
         self.serve_spec(spec, route, query, body)
 
     do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = handle_any
-    do_TRACE = do_CONNECT = handle_any
+    do_TRACE = do_CONNECT = do_MERGE = do_PURGE = handle_any   # custom methods: Courier sends any token
 
     def read_body(self):
         """Reads the request body (Content-Length or chunked) in blocks, hashing it as it comes.
