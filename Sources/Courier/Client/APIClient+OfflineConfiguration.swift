@@ -55,8 +55,9 @@ extension APIClient.Configuration {
         public var maxAttempts: Int
         /// How long an item may wait before it expires. Default 24 h.
         public var expiry: Duration
-        /// The wait before replaying an item whose last replay failed. Default exponential from
-        /// 5 s, doubling.
+        /// The wait before replaying an item whose last replay failed; a 429 or 503 whose
+        /// `Retry-After` asks for longer gets that (up to the item's expiry). Default exponential
+        /// from 5 s, doubling.
         public var retryBackoff: BackoffStrategy
         /// How often a drain is tried while items wait, even while the monitor says offline:
         /// then its first replay is the probe, so a monitor that learnt "offline" from a failed
