@@ -200,7 +200,7 @@ actor Cache: Component {
             onDisk { try $0.removeAll() }
         case .clearExpired:
             let now = environment.clock.currentDate
-            storage { $0.removeAll { _, entry in !entry.isFresh(at: now) && !entry.servableOnError(at: now) } }
+            storage { $0.removeAll { _, entry in entry.isExpired(at: now) } }
         case .stats(let reply):
             var snapshot = stats
             environment.shelf.withLock { shelf in

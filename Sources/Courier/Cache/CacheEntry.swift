@@ -42,6 +42,12 @@ struct CacheEntry: Sendable {
         return age(at: now) < lifetime + window
     }
 
+    /// Whether it can no longer be served without asking the server at `now`: not fresh, and
+    /// past its stale-while-revalidate and stale-if-error windows (`clearExpired` drops it).
+    func isExpired(at now: Date) -> Bool {
+        !isFresh(at: now) && !servableWhileRevalidating(at: now) && !servableOnError(at: now)
+    }
+
     /// `If-None-Match` / `If-Modified-Since` for revalidating it, if it has validators.
     var validators: [(name: String, value: String)] {
         var fields: [(name: String, value: String)] = []
@@ -57,7 +63,8 @@ struct CacheEntry: Sendable {
 
     /// The entry for `response` to `request`, or `nil` if it must not be stored: not a 200 or
     /// 203, `no-store` on either side, `Vary: *`, a ``CacheTTL/noCache`` request, or nothing to
-    /// reuse (no lifetime and no validator).
+    /// reuse (no lifetime, no validator, and no stale-while-revalidate or stale-if-error window
+    /// left).
     static func make(response: borrowing HTTPResponse, to request: borrowing HTTPRequest, ttl: CacheTTL, defaultTTL: Int, now: Date) -> CacheEntry? {
         guard response.status == 200 || response.status == 203 else { return nil }
         let control = CacheControl(response.headers)
@@ -84,7 +91,9 @@ struct CacheEntry: Sendable {
         var stored = copy response
         stored.metrics = nil
         let entry = CacheEntry(response: stored, storedAt: now, initialAge: age, lifetime: lifetime, control: control, varying: varying)
-        guard lifetime > age || !entry.validators.isEmpty else { return nil }
+        // Kept if it can answer a later call: fresh, revalidatable, or within a stale window
+        // (RFC 5861: `max-age=0, stale-if-error=60` without a validator is still served on errors).
+        guard lifetime > age || !entry.validators.isEmpty || !entry.isExpired(at: now) else { return nil }
         return entry
     }
 

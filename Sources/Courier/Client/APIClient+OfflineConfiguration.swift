@@ -55,11 +55,14 @@ extension APIClient.Configuration {
         public var maxAttempts: Int
         /// How long an item may wait before it expires. Default 24 h.
         public var expiry: Duration
-        /// The wait before replaying an item whose last replay failed. Default exponential from
-        /// 5 s, doubling.
+        /// The wait before replaying an item whose last replay failed; a 429 or 503 whose
+        /// `Retry-After` asks for longer gets that (up to the item's expiry). Default exponential
+        /// from 5 s, doubling.
         public var retryBackoff: BackoffStrategy
-        /// How often a drain is tried while items wait and the monitor does not say offline.
-        /// Default 60 s.
+        /// How often a drain is tried while items wait, even while the monitor says offline:
+        /// then its first replay is the probe, so a monitor that learnt "offline" from a failed
+        /// request and has no other source cannot hold the writes back for ever. An item still
+        /// in its backoff is not replayed by it. Default 60 s.
         public var drainInterval: Duration
         /// What happens to a replay answered 409 or 412. Default ``ConflictResolver/manual``:
         /// parked for the app, never dropped.
@@ -69,7 +72,7 @@ extension APIClient.Configuration {
         var coordinatorFault: (@Sendable (SyncCoordinator.Message) -> (any Error)?)?
 
         /// Creates offline-queue settings; the defaults are memory only, 1000 items, 3 attempts,
-        /// 24 h expiry, a drain every 60 s while items wait, conflicts left to the app.
+        /// 24 h expiry, a drain every 60 s while items wait (online or not), conflicts left to the app.
         public init(
             storageFile: URL? = nil, maxItems: Int = 1000, maxAttempts: Int = 3, expiry: Duration = .seconds(24 * 3600),
             retryBackoff: BackoffStrategy = .exponential(base: .seconds(5), multiplier: 2),

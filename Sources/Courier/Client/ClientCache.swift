@@ -17,8 +17,9 @@ public struct ClientCache: Sendable {
         client.components.cache?.forget(.invalidatePrefix(url))
     }
 
-    /// Forgets the stored responses that are no longer fresh (and no longer usable if the
-    /// network fails).
+    /// Forgets the stored responses that are no longer fresh and past their
+    /// stale-while-revalidate and stale-if-error windows (in memory; the persistent tier keeps
+    /// them until it needs the room).
     public func clearExpired() {
         client.components.cache?.forget(.clearExpired)
     }

@@ -89,7 +89,7 @@ extension OfflineItem {
             item.keyMayBeInProgress = if case .timeout = error { true } else { false }
             if error.isRetryable && item.attempts < limits.maxAttempts {
                 item.state = .retrying
-                item.nextAttemptAt = now.addingTimeInterval(limits.backoff.delay(afterAttempt: item.attempts).inSeconds)
+                item.nextAttemptAt = item.nextAttempt(after: error, backoff: limits.backoff.delay(afterAttempt: item.attempts), now: now)
                 return OfflineItemChange(item: item, event: .retrying(itemID: id, attempt: item.attempts, error: "\(error)"))
             }
             item.state = .dead
@@ -112,6 +112,17 @@ extension OfflineItem {
             }
             return item.resolved(by: resolution)
         }
+    }
+
+    /// When to replay it after a retryable `error`: after `backoff`, or later if a 429 or 503
+    /// asked for more with `Retry-After` (seconds or an HTTP date), but never past its expiry,
+    /// when it expires anyway (a huge `Retry-After` must not leave a date nobody reaches).
+    private func nextAttempt(after error: NetworkError, backoff: Duration, now: Date) -> Date {
+        var wait = backoff
+        if case .serverError(let response) = error, let asked = RetryPolicy.retryAfter(in: response, now: now) {
+            wait = max(wait, asked)
+        }
+        return min(now.addingTimeInterval(wait.inSeconds), max(now, expiresAt))
     }
 
     /// The change resolving its conflict makes: `serverWins` drops it; `clientWins` and `merge`

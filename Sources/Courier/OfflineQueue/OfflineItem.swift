@@ -25,7 +25,8 @@ public struct OfflineItem: Sendable, Identifiable {
     public internal(set) var lastError: String?
     /// Where it stands.
     public internal(set) var state: OfflineItemState
-    /// Not replayed before this time (after a retryable failure).
+    /// Not replayed before this time (after a retryable failure: its backoff, or the longer
+    /// wait a 429 or 503 asked for with `Retry-After`, up to ``expiresAt``).
     public internal(set) var nextAttemptAt: Date?
     /// The server's answer to a conflicting replay (409 or 412): status, headers (`ETag`), body.
     public internal(set) var serverResponse: HTTPResponse?

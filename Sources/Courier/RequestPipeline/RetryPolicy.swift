@@ -85,10 +85,8 @@ public struct RetryPolicy: Sendable, Equatable {
         case .response(let response):
             guard retryableStatusCodes.contains(response.status) else { return .stop }
             reason = "status \(response.status)"
-            if honoursRetryAfter, response.status == 429 || response.status == 503,
-               let header = response.headers["Retry-After"],
-               let wait = Self.retryAfter(header, now: now) {
-                return .retry(after: min(wait, maximumDelay), reason: reason + ", Retry-After \(header)")
+            if honoursRetryAfter, let wait = Self.retryAfter(in: response, now: now) {
+                return .retry(after: min(wait, maximumDelay), reason: reason + ", Retry-After \(response.headers["Retry-After"] ?? "")")
             }
         case .failure(let error):
             switch error {
@@ -102,6 +100,13 @@ public struct RetryPolicy: Sendable, Equatable {
         var delay = max(.zero, min(backoff.delay(afterAttempt: attempt), maximumDelay))
         if jitter { delay = delay * min(max(randomUnit, 0), 1) }
         return .retry(after: delay, reason: reason)
+    }
+
+    /// The wait a 429 or 503 `response` asks for with its `Retry-After`, unclamped; `nil` for
+    /// other statuses or without a readable value. (The offline queue's backoff uses it too.)
+    static func retryAfter(in response: HTTPResponse, now: Date) -> Duration? {
+        guard response.status == 429 || response.status == 503, let header = response.headers["Retry-After"] else { return nil }
+        return retryAfter(header, now: now)
     }
 
     /// Parses a `Retry-After` value: delay-seconds or an HTTP-date (RFC 9110 §10.2.3).

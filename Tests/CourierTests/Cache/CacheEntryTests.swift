@@ -41,6 +41,22 @@ import Testing
         #expect(entry(["Cache-Control": "max-age=0", "ETag": "\"v1\""]) != nil)
     }
 
+    @Test("max-age=0 without a validator is kept within a stale-if-error or stale-while-revalidate window, and expires after it")
+    func staleWindowsWithoutValidators() throws {
+        let ifError = try #require(entry(["Cache-Control": "max-age=0, stale-if-error=60"]))
+        #expect(!ifError.isFresh(at: now) && ifError.servableOnError(at: now.addingTimeInterval(59)))
+        #expect(!ifError.isExpired(at: now.addingTimeInterval(59)))
+        #expect(ifError.isExpired(at: now.addingTimeInterval(60)))
+        let whileRevalidating = try #require(entry(["Cache-Control": "max-age=0, stale-while-revalidate=30"]))
+        #expect(whileRevalidating.servableWhileRevalidating(at: now.addingTimeInterval(29)))
+        #expect(!whileRevalidating.isExpired(at: now.addingTimeInterval(29)))
+        #expect(whileRevalidating.isExpired(at: now.addingTimeInterval(30)))
+        // No window usable: must-revalidate forbids stale answers; an Age past the window spent it.
+        #expect(entry(["Cache-Control": "max-age=0, must-revalidate, stale-if-error=60, stale-while-revalidate=60"]) == nil)
+        #expect(entry(["Cache-Control": "max-age=0, stale-if-error=60", "Age": "60"]) == nil)
+        #expect(entry(["Cache-Control": "max-age=0, stale-if-error=60", "Age": "59"]) != nil)
+    }
+
     @Test("no-cache stores but never serves unrevalidated; stale windows follow their directives")
     func staleness() throws {
         let noCache = try #require(entry(["Cache-Control": "no-cache", "ETag": "\"a\""]))

@@ -188,6 +188,60 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
         await api!.shutdown()
     }
 
+    @Test("max-age=0, stale-if-error=60 without a validator: kept, served with the server switched off, the error past 60 s")
+    func staleIfErrorWithoutValidator() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/items/7", [.json(200, item, headers: ["Cache-Control": "max-age=0, stale-if-error=60"])])
+            let clock = ManualClock()
+            let api = client(try await server.switchableURL(), retryPolicy: .never, clock: clock) { $0.caching = .init() }
+            #expect(try await fetch(api).name == "Ivy")
+            #expect(try await api.cache.stats().entries == 1)
+            try await server.setSwitchable(up: false)
+            clock.advance(by: .seconds(30))
+            api.cache.clearExpired()   // within its window: kept
+            #expect(try await fetch(api).name == "Ivy")
+            #expect(try await api.cache.stats().staleOnError == 1)
+            clock.advance(by: .seconds(30))   // 60 s old: past the window
+            await #expect {
+                _ = try await fetch(api)
+            } throws: { error in
+                if case NetworkError.noConnection = error { true } else { false }
+            }
+            #expect(try await api.cache.stats().staleOnError == 1)
+            api.cache.clearExpired()
+            #expect(try await api.cache.stats().entries == 0)
+            #expect(try await server.requests(path: "/v1/items/7").count == 1)   // the others never reached it
+            await api.shutdown()
+        }
+    }
+
+    @Test("max-age=0, stale-while-revalidate=60 without a validator: served stale with a background refresh, fetched past 60 s")
+    func staleWhileRevalidateWithoutValidator() async throws {
+        try await withScriptedServer { server in
+            let headers = ["Cache-Control": "max-age=0, stale-while-revalidate=60"]
+            try await server.script("/v1/items/7", [
+                .json(200, #"{"id":7,"name":"v1"}"#, headers: headers), .json(200, #"{"id":7,"name":"v2"}"#, headers: headers),
+            ])
+            let clock = ManualClock()
+            let api = cachingClient(server, clock: clock)
+            #expect(try await fetch(api).name == "v1")
+            clock.advance(by: .seconds(10))
+            #expect(try await fetch(api).name == "v1")   // stale, at once; the refresh runs behind it
+            _ = try await server.waitForRequests(path: "/v1/items/7", count: 2)
+            await waitUntil { (try? await api.cache.stats().inFlight) == 0 }
+            #expect(try await fetch(api).name == "v2")   // the refreshed entry, itself stale: one more refresh
+            await waitUntil { (try? await api.cache.stats().inFlight) == 0 }
+            #expect(try await api.cache.stats().staleHits == 2)
+            #expect(try await server.requests(path: "/v1/items/7").count == 3)
+            clock.advance(by: .seconds(60))   // past the window: the caller waits for the network
+            #expect(try await fetch(api).name == "v2")
+            let stats = try await api.cache.stats()
+            #expect(stats.staleHits == 2 && stats.misses == 2)
+            #expect(try await server.requests(path: "/v1/items/7").count == 4)
+            await api.shutdown()
+        }
+    }
+
     @Test("networkFirst reads from the network and falls back to any stored body offline; cacheOnly never asks the network")
     func policies() async throws {
         let clock = ManualClock()

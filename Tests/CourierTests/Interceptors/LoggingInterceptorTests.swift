@@ -189,7 +189,7 @@ import Testing
 
     @Test("custom redaction sets are used as given (case-insensitively)")
     func customRedaction() {
-        let redaction = Redaction(headers: ["X-Api-Key"], parameters: ["Sig"])
+        let redaction = Redaction(headers: ["X-Api-Key"], headerFragments: [], parameters: ["Sig"], parameterFragments: [])
         #expect(redaction.headers == ["x-api-key"])
         #expect(redaction.parameters == ["sig"])
         #expect(redaction.value(ofHeader: "x-api-key", "k3y") == Redaction.placeholder)

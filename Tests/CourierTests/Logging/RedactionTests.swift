@@ -1,9 +1,10 @@
+import CourierTesting
 import Foundation
 import Testing
 
 @testable import Courier
 
-@Suite struct RedactionTests {
+@Suite(.timeLimit(.minutes(5))) struct RedactionTests {
     @Test("non UTF8 bodies are never shown")
     func nonUTF8BodiesAreNeverShown() {
         let redaction = Redaction()
@@ -31,5 +32,116 @@ import Testing
         #expect(redaction.body(Data("scan the barcode".utf8), limit: 100) == "scan the barcode")
         #expect(redaction.body(Data("user=ada&password=x".utf8), limit: 100) == "<19 bytes, redacted>")
         #expect(redaction.body(Data("Token: abc".utf8), limit: 100) == "<10 bytes, redacted>")
+        #expect(redaction.body(Data("a=1&api_key=k".utf8), limit: 100) == "<13 bytes, redacted>")
+        #expect(redaction.body(Data(#"{"client_secret" : "x""#.utf8), limit: 100) == "<22 bytes, redacted>")   // not valid JSON
+        #expect(redaction.body(Data("monkey business: none".utf8), limit: 100) == "monkey business: none")
+    }
+
+    @Test("query parameters: API keys, signatures, client secrets and passwords are redacted, case-insensitively")
+    func queryParameters() {
+        let redaction = Redaction()
+        let url = URL(string: "https://cdn.example.com/f?api_key=a&APIKEY=b&key=c&sig=d&Signature=e&client_secret=f"
+            + "&password=g&X-Amz-Signature=h&X-Amz-Security-Token=i&new_password=j&page=2&sort_key=name&max_tokens=5")!
+        #expect(redaction.url(url) == "https://cdn.example.com/f?api_key=%3Credacted%3E&APIKEY=%3Credacted%3E&key=%3Credacted%3E"
+            + "&sig=%3Credacted%3E&Signature=%3Credacted%3E&client_secret=%3Credacted%3E&password=%3Credacted%3E"
+            + "&X-Amz-Signature=%3Credacted%3E&X-Amz-Security-Token=%3Credacted%3E&new_password=%3Credacted%3E"
+            + "&page=2&sort_key=name&max_tokens=5")
+    }
+
+    @Test("JSON fields echoing credentials are redacted at any depth")
+    func jsonFields() {
+        let body = Data(#"""
+            {"authorization":"Bearer a","password":"b","client_secret":"c","refresh_token":"d","access_token":"e",
+             "session":{"apiKey":"f","signature":"g","oldPassword":"h"},"items":[{"key":"i","name":"ada"}],"max_tokens":5}
+            """#.utf8)
+        #expect(Redaction().body(body, limit: 1000) == #"{"access_token":"<redacted>","authorization":"<redacted>","#
+            + #""client_secret":"<redacted>","items":[{"key":"<redacted>","name":"ada"}],"max_tokens":5,"#
+            + #""password":"<redacted>","refresh_token":"<redacted>","#
+            + #""session":{"apiKey":"<redacted>","oldPassword":"<redacted>","signature":"<redacted>"}}"#)
+    }
+
+    @Test("headers: any name with token, secret, api key, password, authorization, cookie or signature is redacted")
+    func credentialHeaders() {
+        let redaction = Redaction()
+        for name in [
+            "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Refresh-Token", "x-api-key", "X-Goog-Api-Key",
+            "X-AUTH-TOKEN", "X-CSRFToken", "X-Amz-Security-Token", "X-Client-Secret", "X-Hub-Signature-256", "X-Apikey",
+            "X-User-Password",
+        ] {
+            #expect(redaction.value(ofHeader: name, "v") == Redaction.placeholder, "\(name)")
+        }
+        for name in ["Content-Type", "Idempotency-Key", "X-Request-ID", "Accept", "WWW-Authenticate", "ETag"] {
+            #expect(redaction.value(ofHeader: name, "v") == "v", "\(name)")
+        }
+    }
+
+    @Test("the lists are configurable: a custom exact set keeps the default fragments unless they are emptied")
+    func configurable() {
+        let custom = Redaction(headers: ["X-Tenant"], parameters: ["tenant"])
+        #expect(custom.value(ofHeader: "X-Tenant", "t") == Redaction.placeholder)
+        #expect(custom.value(ofHeader: "X-Refresh-Token", "t") == Redaction.placeholder)   // the default fragment
+        #expect(custom.value(ofHeader: "X-Api-Key", "k") == Redaction.placeholder)
+        #expect(custom.url(URL(string: "https://a.example/?tenant=t&key=k&client_secret=s")!)
+            == "https://a.example/?tenant=%3Credacted%3E&key=k&client_secret=%3Credacted%3E")
+        let exact = Redaction(headers: ["X-Tenant"], headerFragments: [], parameters: ["tenant"], parameterFragments: [])
+        #expect(exact.value(ofHeader: "X-Refresh-Token", "t") == "t")
+        #expect(exact.body(Data(#"{"password":"p","tenant":"t"}"#.utf8), limit: 100) == #"{"password":"p","tenant":"<redacted>"}"#)
+        let fragments = Redaction(headers: [], headerFragments: ["Tenant"], parameters: [], parameterFragments: ["TENANT"])
+        #expect(fragments.value(ofHeader: "X-Tenant-Id", "t") == Redaction.placeholder)
+        #expect(fragments.url(URL(string: "https://a.example/?tenant_id=t&key=k")!) == "https://a.example/?tenant_id=%3Credacted%3E&key=k")
+        #expect(Redaction.off.value(ofHeader: "X-Refresh-Token", "t") == "t")
+        #expect(Redaction.off.body(Data("password=p".utf8), limit: 100) == "password=p")
+    }
+
+    @Test("a real request at verbose detail: the logger gets no secret from the URL, headers or bodies; the server gets them all")
+    func capturedLinesOfARealRequest() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/login", [.json(200, #"""
+                {"authorization":"Bearer S3CR3T-r1","access_token":"S3CR3T-r2","refresh_token":"S3CR3T-r3",
+                 "user":{"apiKey":"S3CR3T-r4","name":"ivy"}}
+                """#, headers: ["X-Refresh-Token": "S3CR3T-r5", "Set-Cookie": "sid=S3CR3T-r6", "X-Session-Token": "S3CR3T-r7"])])
+            let logger = CapturingLogger()
+            let api = client(server.baseURL, retryPolicy: .never) {
+                $0.logging = .init(logger: logger, detail: .verbose)
+            }
+            let query = "api_key=S3CR3T-q1&apikey=S3CR3T-q2&key=S3CR3T-q3&sig=S3CR3T-q4&signature=S3CR3T-q5"
+                + "&client_secret=S3CR3T-q6&password=S3CR3T-q7&page=2"
+            let body = #"""
+                {"authorization":"S3CR3T-b1","password":"S3CR3T-b2","client_secret":"S3CR3T-b3","refresh_token":"S3CR3T-b4",
+                 "access_token":"S3CR3T-b5","name":"ada"}
+                """#
+            let headers: HTTPHeaders = [
+                "X-Refresh-Token": "S3CR3T-h1", "X-Api-Key": "S3CR3T-h2", "X-Auth-Token": "S3CR3T-h3",
+                "Authorization": "Bearer S3CR3T-h4", "Cookie": "sid=S3CR3T-h5", "X-Client-Secret": "S3CR3T-h6",
+                "Content-Type": "application/json", "X-Trace": "trace-visible",
+            ]
+            let request = HTTPRequest(
+                method: .post, url: URL(string: "/v1/login?" + query, relativeTo: server.baseURL)!.absoluteURL,
+                headers: headers, body: Data(body.utf8))
+            let response = try await api.data(for: request)
+            #expect(response.status == 200)
+            await api.shutdown()
+
+            // The server got every secret as sent: redaction touches the log only.
+            let sent = try #require(try await server.requests(path: "/v1/login").first)
+            #expect(sent.path == "/v1/login?" + query)
+            #expect(sent.header("X-Refresh-Token") == "S3CR3T-h1")
+            #expect(sent.header("Authorization") == "Bearer S3CR3T-h4")
+            #expect(sent.bodyText == body)
+
+            let text = logger.allText
+            #expect(logger.lines("request").count == 1)
+            #expect(logger.lines("response").count == 1)
+            #expect(!text.contains("S3CR3T"), "a secret leaked into the log:\n\(text)")
+            // What is not secret stays readable.
+            let logged = try #require(logger.lines("request").first?.metadata)
+            #expect(logged["url"]?.hasSuffix("&page=2") == true)
+            #expect(logged["headers"]?.contains("X-Trace: trace-visible") == true)
+            #expect(logged["headers"]?.contains("X-Refresh-Token: <redacted>") == true)
+            #expect(logged["body"]?.contains(#""name":"ada""#) == true)
+            let answered = try #require(logger.lines("response").first?.metadata)
+            #expect(answered["headers"]?.contains("X-Session-Token: <redacted>") == true)
+            #expect(answered["body"]?.contains(#""name":"ivy""#) == true)
+        }
     }
 }

@@ -152,4 +152,18 @@ private func response(_ status: Int, etag: String? = nil) -> HTTPResponse {
         #expect(last.item?.state == .dead)
         #expect(current.idempotencyKey == "key~2")
     }
+
+    @Test("a 429 or 503 with Retry-After (seconds or HTTP date) waits at least that long, capped by the expiry; other statuses keep the backoff")
+    func retryAfter() {
+        func next(_ status: Int, _ retryAfter: String) -> Date? {
+            let answer = HTTPResponse(status: status, headers: ["Retry-After": retryAfter])
+            return item().claimed().settled(by: .failed(.serverError(answer)), now: start, limits: limits).item?.nextAttemptAt
+        }
+        #expect(next(429, "120") == start.addingTimeInterval(120))
+        #expect(next(503, "Fri, 15 Jan 2027 08:05:00 GMT") == start.addingTimeInterval(300))   // start is 08:00:00
+        #expect(next(503, "5") == start.addingTimeInterval(10))   // never shorter than the backoff
+        #expect(next(500, "120") == start.addingTimeInterval(10))   // Retry-After counts on 429 and 503 only, as for live retries
+        #expect(next(429, "soon") == start.addingTimeInterval(10))
+        #expect(next(429, "99999999") == start.addingTimeInterval(3600))   // the item's expiry
+    }
 }

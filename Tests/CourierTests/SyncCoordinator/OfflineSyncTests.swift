@@ -263,6 +263,44 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         await api.shutdown()
     }
 
+    @Test("a replay answered 429 or 503 with Retry-After (seconds, then an HTTP date) is not sent again before that wait, though its backoff is shorter")
+    func retryAfter() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        let clock = ManualClock()
+        let start = clock.currentDate
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        try await server.script("/notes", [
+            .json(429, #"{"message":"slow down"}"#, headers: ["Retry-After": "120"]),
+            .json(503, #"{"message":"maintenance"}"#, headers: ["Retry-After": format.string(from: start.addingTimeInterval(420))]),
+            .json(201, "{}"),
+        ])
+        let api = offlineClient(server.baseURL, clock: clock)   // backoff: 10 s
+        let id = try await api.offline.enqueue(noteWrite(1))
+        /// Syncs at `seconds` after the start; returns how many replays the server has seen.
+        func sync(at seconds: Int) async throws -> Int {
+            clock.advance(by: .seconds(seconds - Int(clock.currentDate.timeIntervalSince(start))))
+            _ = try await api.offline.sync()
+            return try await server.requests(path: "/notes").count
+        }
+        #expect(try await sync(at: 0) == 1)   // 429, Retry-After: 120
+        let waiting = try #require(try await api.offline.items().first)
+        #expect(waiting.id == id && waiting.state == .retrying && waiting.nextAttemptAt == start.addingTimeInterval(120))
+        #expect(try await sync(at: 10) == 1)   // the backoff is over, Retry-After is not
+        #expect(try await sync(at: 119) == 1)
+        #expect(try await sync(at: 120) == 2)   // 503, Retry-After: the date 300 s later
+        #expect(try await api.offline.items().first?.nextAttemptAt == start.addingTimeInterval(420))
+        #expect(try await sync(at: 419) == 2)
+        #expect(try await sync(at: 420) == 3)   // 201
+        #expect(try await api.offline.items().isEmpty)
+        let sent = try await server.requests(path: "/notes")
+        #expect(Set(sent.compactMap { $0.header("Idempotency-Key") }).count == 1)
+        await api.shutdown()
+    }
+
     @Test("an expired write is kept and reported, not sent")
     func expired() async throws {
         let server = try await ScriptedServer.start()
