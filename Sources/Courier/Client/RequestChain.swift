@@ -147,6 +147,8 @@ final class RequestChain: Sendable {
         _ request: HTTPRequest, _ options: RequestOptions, next: Int
     ) async throws(NetworkError) -> HTTPResponse {
         guard let cache else { return try await proceed(request, options, from: next) }
+        // A stream is never cached (nor answered from the cache): its body is the caller's alone.
+        if options.stream != nil, request.method == .get { return try await proceed(request, options, from: next) }
         guard request.method == .get else {
             let response = try await proceed(request, options, from: next)
             if Self.unsafeMethods.contains(request.method) { cache.forget(.invalidate(url: request.url.absoluteString)) }

@@ -19,6 +19,9 @@ public struct HTTPResponse: Sendable {
     /// Whether this is a 401 to a request that carried no `Authorization` field (set by the
     /// pipeline): its user message says the credentials were refused, not that a session ended.
     var answersUnauthenticatedRequest = false
+    /// The body still arriving, for a streamed call's 2xx (``body`` is then empty); carried
+    /// from the transport step to `APIClient.bytes(for:)`.
+    var streamedBody: ResponseBytes?
 
     /// Creates a response; headers default to none and the body to empty.
     public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {

@@ -20,13 +20,17 @@ final class PendingRequest: Sendable {
     let redirects: RedirectPolicy?
     /// Whether the auth interceptor adds credentials.
     let requiresAuth: Bool
+    /// Set for a streamed call (the transport step streams its response).
+    let stream: StreamSettings?
     /// Where the outcome goes.
     let reply: Reply<HTTPResponse>
 
     init(
         id: RequestID, request: HTTPRequest, created: Duration, deadline: Duration, attemptTimeout: Duration,
-        retryPolicy: RetryPolicy?, redirects: RedirectPolicy? = nil, requiresAuth: Bool, reply: Reply<HTTPResponse>
+        retryPolicy: RetryPolicy?, redirects: RedirectPolicy? = nil, requiresAuth: Bool, stream: StreamSettings? = nil,
+        reply: Reply<HTTPResponse>
     ) {
+        self.stream = stream
         self.redirects = redirects
         self.id = id
         self.request = request

@@ -219,7 +219,7 @@ struct RequestExecution: Sendable {
         case .transport:
             return try await exchange(
                 &request, followed: &redirects, id: attempt.pending.id, redirects: attempt.pending.redirects ?? configuration.redirects,
-                until: attempt.limit, publishing: attempt.publishing)
+                until: attempt.limit, stream: attempt.pending.stream, publishing: attempt.publishing)
         }
     }
 
@@ -250,10 +250,11 @@ struct RequestExecution: Sendable {
 
     /// Sends `request`, then follows redirects as `redirects` and ``RedirectRule`` say, every
     /// hop within the attempt's time `limit` and, all hops together, within the response size
-    /// limit. `request` is left as the last request sent.
+    /// limit. `request` is left as the last request sent. With `stream`, a 2xx is returned at
+    /// the end of its head, its body still arriving (``HTTPResponse/streamedBody``).
     private nonisolated(nonsending) func exchange(
         _ request: inout HTTPRequest, followed hops: inout Int, id: RequestID, redirects: RedirectPolicy,
-        until limit: (end: Duration, kind: NetworkError.TimeoutLimit), publishing: Bool
+        until limit: (end: Duration, kind: NetworkError.TimeoutLimit), stream: StreamSettings?, publishing: Bool
     ) async throws(NetworkError) -> HTTPResponse {
         var received = 0
         while true {
@@ -263,9 +264,16 @@ struct RequestExecution: Sendable {
             request.maximumResponseSize = configuration.maxResponseBytes - received
             let response: HTTPResponse
             do {
-                response = try await configuration.transport.send(request)
+                if let stream {
+                    response = try await streamed(request, stream, bodyLimit: configuration.maxResponseBytes - received)
+                } else {
+                    response = try await configuration.transport.send(request)
+                }
             } catch .timeout(_, let cause) {
                 throw .timeout(limit.kind, underlying: cause)
+            } catch .responseTooLarge(let bound) where stream != nil {
+                // The stream's own limit (the transport's) or, for an error's body, the client's.
+                throw .responseTooLarge(limit: bound)
             } catch .responseTooLarge {
                 throw .responseTooLarge(limit: configuration.maxResponseBytes)
             }
@@ -288,6 +296,29 @@ struct RequestExecution: Sendable {
                 request = next
             }
         }
+    }
+
+    /// One streamed exchange: a 2xx is returned at its head, its body in
+    /// ``HTTPResponse/streamedBody`` (limited by `stream`'s own size). Any other status is not a
+    /// body the caller reads (a redirect's is discarded, an error's mapped), so its body is
+    /// read here, within `bodyLimit`, and the response goes on as any other: redirects,
+    /// retries and the 401 renewal are decided before a body byte reaches the caller.
+    private nonisolated(nonsending) func streamed(
+        _ request: HTTPRequest, _ stream: StreamSettings, bodyLimit: Int
+    ) async throws(NetworkError) -> HTTPResponse {
+        var request = request
+        request.maximumResponseSize = stream.maxBytes
+        var (response, bytes) = try await configuration.transport.stream(request, stallTimeout: stream.stallTimeout)
+        if response.isSuccess {
+            response.streamedBody = bytes
+        } else {
+            do {
+                response.body = try await bytes.collect(upTo: bodyLimit)
+            } catch .responseTooLarge {
+                throw .responseTooLarge(limit: configuration.maxResponseBytes)
+            }
+        }
+        return response
     }
 
     private nonisolated(nonsending) func retryPermitted() async -> Bool {

@@ -26,6 +26,8 @@ public struct RequestOptions: Sendable {
     /// Which redirects this request follows (``RedirectPolicy/doNotFollow`` to see every 3xx).
     /// Default: the client's ``APIClient/Configuration/redirects``.
     public var redirects: RedirectPolicy?
+    /// Set for a streamed call: its 2xx body is handed over as it arrives, never cached.
+    var stream: StreamSettings?
 
     /// Creates options; every parameter defaults to the client's behaviour.
     public init(

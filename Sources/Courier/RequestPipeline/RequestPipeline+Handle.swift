@@ -72,7 +72,8 @@ extension RequestPipeline {
             return PendingRequest(
                 id: id, request: request, created: now, deadline: now + (options.deadline ?? configuration.requestDeadline),
                 attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
-                retryPolicy: options.retryPolicy, redirects: options.redirects, requiresAuth: options.requiresAuth, reply: reply)
+                retryPolicy: options.retryPolicy, redirects: options.redirects, requiresAuth: options.requiresAuth,
+                stream: options.stream, reply: reply)
         }
 
         /// A new request identifier.

@@ -69,7 +69,9 @@ final class CurlEasyHandle: @unchecked Sendable {
         set(CURLOPT_HEADERDATA, pointer: context)
         _ = courier_easy_set_write_function(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
         set(CURLOPT_WRITEDATA, pointer: context)
-        set(CURLOPT_TIMEOUT_MS, (request.timeout ?? settings.exchangeTimeout).wholeMilliseconds)
+        // A streamed response has no whole-exchange limit: the event loop times its head and
+        // the stalls between its chunks.
+        set(CURLOPT_TIMEOUT_MS, exchange.stream == nil ? (request.timeout ?? settings.exchangeTimeout).wholeMilliseconds : 0)
         set(CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeout.wholeMilliseconds)
         set(CURLOPT_FOLLOWLOCATION, 0)
         // A proxy's answer to CONNECT is not the response: its head would be taken for the
@@ -218,7 +220,7 @@ private let curlHeaderCallback: curl_write_callback = { buffer, size, count, con
 private let curlWriteCallback: curl_write_callback = { buffer, size, count, context in
     let exchange = Unmanaged<CurlExchange>.fromOpaque(context!).takeUnretainedValue()
     let length = size * count
-    return exchange.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+    return exchange.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
 }
 
 private let curlReadCallback: curl_read_callback = { buffer, size, count, context in

@@ -18,6 +18,8 @@ final class CurlEventLoop: @unchecked Sendable {
     enum Command {
         case add(CurlEasyHandle)
         case cancel(CurlExchange)
+        /// A streamed body's consumer caught up: the transfer reads again.
+        case unpause(CurlExchange)
     }
 
     private struct State {
@@ -34,6 +36,8 @@ final class CurlEventLoop: @unchecked Sendable {
     private let state = Locked(State())
     /// The handles in the multi handle.
     private var attached: [ObjectIdentifier: CurlEasyHandle] = [:]
+    /// The handles of streamed responses, whose head and stall timeouts the loop checks.
+    private var streaming: [ObjectIdentifier: CurlEasyHandle] = [:]
 
     init(configuration: CurlTransport.Configuration) {
         CurlEventLoop.initializeLibcurl
@@ -97,13 +101,14 @@ final class CurlEventLoop: @unchecked Sendable {
             if stopping { break }
             curl_multi_perform(multi, &running)
             completeFinishedTransfers()
+            let wait = streaming.isEmpty ? 1000 : checkStreamTimeouts()
             let sleep = state.withLock { state -> Bool in
                 state.sleeping = state.commands.isEmpty
                 return state.sleeping
             }
             if sleep {
                 // libcurl waits less when one of its own timers (a timeout) is due sooner.
-                curl_multi_poll(multi, nil, 0, 1000, nil)
+                curl_multi_poll(multi, nil, 0, wait, nil)
             }
         }
         shutDown()
@@ -124,11 +129,52 @@ final class CurlEventLoop: @unchecked Sendable {
                 return
             }
             attached[ObjectIdentifier(handle)] = handle
+            if exchange.stream != nil {
+                let now = ContinuousClock.now
+                exchange.headDeadline = now + exchange.headTimeout
+                exchange.lastBytes = now
+                streaming[ObjectIdentifier(handle)] = handle
+            }
         case .cancel(let exchange):
-            // Answered already (that is what cancelled it); the transfer only needs removing.
+            // Answered already (that is what cancelled it); the transfer only needs removing
+            // (which closes its connection, the response being unfinished).
             guard let handle = exchange.handle else { return }
+            exchange.stream?.finish(.cancelled)
             remove(handle)
+        case .unpause(let exchange):
+            guard let handle = exchange.handle, let stream = exchange.stream else { return }
+            // The consumer's wait is not a stall of the server's.
+            exchange.lastBytes = .now
+            stream.resumed()
+            // libcurl delivers the bytes it held back from inside this call.
+            curl_easy_pause(handle.easy, CURLPAUSE_CONT)
         }
+    }
+
+    /// Ends every streamed transfer whose head is late, or whose body has not moved for its
+    /// stall timeout while not paused for its consumer; returns the milliseconds until the
+    /// next of these deadlines (at most a second), for `curl_multi_poll`.
+    private func checkStreamTimeouts() -> Int32 {
+        let now = ContinuousClock.now
+        var wait = Duration.seconds(1)
+        for handle in Array(streaming.values) {
+            guard let exchange = handle.exchange, let stream = exchange.stream else { continue }
+            let due: ContinuousClock.Instant
+            if !exchange.headEnded {
+                due = exchange.headDeadline
+            } else if stream.isPaused {
+                continue
+            } else {
+                due = exchange.lastBytes + exchange.stallTimeout
+            }
+            if now >= due {
+                exchange.complete(.failure(.timeout(.attempt, underlying: nil)))
+                remove(handle)
+            } else {
+                wait = min(wait, due - now)
+            }
+        }
+        return Int32(wait.wholeMilliseconds)
     }
 
     private func completeFinishedTransfers() {
@@ -141,7 +187,7 @@ final class CurlEventLoop: @unchecked Sendable {
             guard let pointer else { continue }
             let handle = Unmanaged<CurlEasyHandle>.fromOpaque(pointer).takeUnretainedValue()
             guard let exchange = handle.exchange else { continue }
-            exchange.answer(outcome(code, exchange, handle))
+            exchange.complete(outcome(code, exchange, handle))
             remove(handle)
         }
     }
@@ -178,6 +224,7 @@ final class CurlEventLoop: @unchecked Sendable {
     private func remove(_ handle: CurlEasyHandle) {
         curl_multi_remove_handle(multi, handle.easy)
         attached[ObjectIdentifier(handle)] = nil
+        streaming[ObjectIdentifier(handle)] = nil
         release(handle)
     }
 
@@ -199,11 +246,11 @@ final class CurlEventLoop: @unchecked Sendable {
             return state.commands
         }
         for case .add(let handle) in queued {
-            handle.exchange?.answer(.failure(.cancelled))
+            handle.exchange?.complete(.failure(.cancelled))
             release(handle)
         }
         for handle in attached.values {
-            handle.exchange?.answer(.failure(.cancelled))
+            handle.exchange?.complete(.failure(.cancelled))
             remove(handle)
         }
     }

@@ -19,6 +19,13 @@ final class CurlExchange: @unchecked Sendable {
     /// Whether libcurl decodes the body (Courier asked for compressed responses).
     let decodes: Bool
     let bodyStream: HTTPBodyStream?
+    /// For a streamed response: where the body goes, read by the caller as it arrives. Set
+    /// before the exchange is shared.
+    var stream: ResponseBodyBuffer?
+    /// For a streamed response: the time the head may take, and the longest wait for the next
+    /// body bytes after it (the event loop checks both).
+    let headTimeout: Duration
+    let stallTimeout: Duration
 
     /// The pooled easy handle while it is in the multi handle.
     var handle: CurlEasyHandle?
@@ -38,6 +45,12 @@ final class CurlExchange: @unchecked Sendable {
     private var contentLength: Substring?
     /// Why a callback stopped the transfer; takes precedence over libcurl's code.
     private(set) var failure: NetworkError?
+    /// A streamed response's clocks (the loop's thread): when the head must have arrived, and
+    /// when body bytes last did (or the transfer was last un-paused).
+    var headDeadline = ContinuousClock.now
+    var lastBytes = ContinuousClock.now
+    /// Body bytes handed to ``stream`` so far.
+    private var streamed = 0
     private var reader: HTTPBodyStream.Reader?
     private var pending = Data()
     private var bytesRead = 0
@@ -46,7 +59,9 @@ final class CurlExchange: @unchecked Sendable {
     private var continuation: CheckedContinuation<Result<HTTPResponse, NetworkError>, Never>?
     private var answered: Result<HTTPResponse, NetworkError>?
 
-    init(request: HTTPRequest, maxHeaderBytes: Int, decodes: Bool) {
+    init(request: HTTPRequest, maxHeaderBytes: Int, decodes: Bool, headTimeout: Duration = .zero, stallTimeout: Duration = .zero) {
+        self.headTimeout = headTimeout
+        self.stallTimeout = stallTimeout
         isHead = request.method == .head
         limit = request.responseSizeLimit
         self.maxHeaderBytes = maxHeaderBytes
@@ -68,15 +83,31 @@ final class CurlExchange: @unchecked Sendable {
         return false
     }
 
-    /// Answers the caller with `result` unless it was answered already.
-    func answer(_ result: Result<HTTPResponse, NetworkError>) {
-        let continuation = lock.withLock { () -> CheckedContinuation<Result<HTTPResponse, NetworkError>, Never>? in
-            guard answered == nil else { return nil }
-            answered = result
+    /// Answers the caller with `result` unless it was answered already; returns whether this
+    /// call answered it.
+    @discardableResult
+    func answer(_ result: Result<HTTPResponse, NetworkError>) -> Bool {
+        let (first, continuation) = lock.withLock { () -> (Bool, CheckedContinuation<Result<HTTPResponse, NetworkError>, Never>?) in
+            guard answered == nil else { return (false, nil) }
+            // Kept for a caller that starts later, which only a failure (a cancellation) can
+            // precede: a response is not kept, since a streamed one's body must go with it.
+            answered = result.map { _ in HTTPResponse(status: 0) }
             defer { self.continuation = nil }
-            return self.continuation
+            return (true, self.continuation)
         }
         continuation?.resume(returning: result)
+        return first
+    }
+
+    /// The transfer ended with `result`: answers the caller if the head did not already, and
+    /// ends a streamed body (complete, or with the error).
+    func complete(_ result: Result<HTTPResponse, NetworkError>) {
+        answer(result)
+        guard let stream else { return }
+        switch result {
+        case .success: stream.finish(nil)
+        case .failure(let error): stream.finish(error)
+        }
     }
 
     /// Whether the caller has been answered (so the transfer is no longer wanted).
@@ -116,6 +147,12 @@ final class CurlExchange: @unchecked Sendable {
         if end == 0 {
             if status < 200 { return true }
             headEnded = acceptHead()
+            // A streamed response is answered now: its body goes to the stream as it arrives.
+            if headEnded, let stream {
+                var head = response()
+                head.streamedBody = ResponseBytes(source: stream)
+                answer(.success(head))
+            }
             return headEnded
         }
         if line[0] == 0x20 || line[0] == 0x09 {
@@ -155,19 +192,32 @@ final class CurlExchange: @unchecked Sendable {
             failure = .responseTooLarge(limit: limit)
             return false
         }
-        if !decodes { body.reserveCapacity(length) }
+        if !decodes, stream == nil { body.reserveCapacity(length) }
         return true
     }
 
-    /// Body bytes (decoded, when libcurl decodes). Returns `false` once the limit is passed.
-    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Body bytes (decoded, when libcurl decodes). Returns what the write callback returns:
+    /// the count taken, 0 once the limit is passed (with ``failure`` set), or
+    /// `CURL_WRITEFUNC_PAUSE` when a streamed body's consumer is behind (libcurl delivers the
+    /// same bytes again once un-paused, so they are not kept).
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let stream {
+            guard bytes.count <= limit - streamed else {
+                failure = .responseTooLarge(limit: limit)
+                return 0
+            }
+            guard stream.offer(bytes) else { return Int(CURL_WRITEFUNC_PAUSE) }
+            streamed += bytes.count
+            lastBytes = .now
+            return bytes.count
+        }
         if body.count + bytes.count > limit {
             failure = .responseTooLarge(limit: limit)
             body = Data()
-            return false
+            return 0
         }
         body.append(contentsOf: bytes)
-        return true
+        return bytes.count
     }
 
     /// Fills `buffer` with the next bytes of the request's body stream; 0 at its end, nil to

@@ -40,14 +40,44 @@ public final class CurlTransport: HTTPTransport {
     /// Sends `request`; see ``HTTPTransport`` for the contract.
     public func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
         try request.validate()
+        let exchange = CurlExchange(
+            request: request, maxHeaderBytes: settings.maxHeaderBytes,
+            decodes: settings.decompression && !request.headers.contains("Accept-Encoding"))
+        return try await perform(request, exchange)
+    }
+
+    /// Sends `request` and returns at the end of the final response's head, its body read as
+    /// it arrives; see ``HTTPTransport/stream(_:stallTimeout:)``.
+    ///
+    /// Up to ``ResponseBodyBuffer/highWater`` bytes wait for the consumer; beyond that the
+    /// transfer is paused (libcurl stops reading the socket) until the consumer has read them
+    /// down to ``ResponseBodyBuffer/lowWater``. Dropping or cancelling the body removes the
+    /// transfer, which closes its connection.
+    public func stream(_ request: HTTPRequest, stallTimeout: Duration) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
+        try request.validate()
+        let exchange = CurlExchange(
+            request: request, maxHeaderBytes: settings.maxHeaderBytes,
+            decodes: settings.decompression && !request.headers.contains("Accept-Encoding"),
+            headTimeout: request.timeout ?? settings.exchangeTimeout, stallTimeout: stallTimeout)
+        // The buffer reaches the exchange only through the loop's commands: no cycle.
+        let loop = self.loop
+        exchange.stream = ResponseBodyBuffer(
+            resume: { [weak exchange] in if let exchange { loop.submit(.unpause(exchange)) } },
+            cancelTransfer: { [weak exchange] in if let exchange { loop.submit(.cancel(exchange)) } })
+        var head = try await perform(request, exchange)
+        let body = head.streamedBody ?? ResponseBytes(head.body)
+        head.streamedBody = nil
+        head.body = Data()
+        return (head, body)
+    }
+
+    /// Runs `exchange` for the validated `request` until the loop answers it.
+    private func perform(_ request: HTTPRequest, _ exchange: CurlExchange) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
         let origin = request.origin
         guard let handle = loop.takeHandle() else {
             throw .unknown(underlying: CurlError(code: 27, message: "libcurl could not make an easy handle"))
         }
-        let exchange = CurlExchange(
-            request: request, maxHeaderBytes: settings.maxHeaderBytes,
-            decodes: settings.decompression && !request.headers.contains("Accept-Encoding"))
         do {
             try handle.prepare(request, origin: origin, for: exchange, settings: settings)
         } catch {
@@ -65,8 +95,8 @@ public final class CurlTransport: HTTPTransport {
                 }
             }
         } onCancel: {
-            exchange.answer(.failure(.cancelled))
-            loop.submit(.cancel(exchange))
+            // Once answered (a streamed head), the body is the consumer's to cancel.
+            if exchange.answer(.failure(.cancelled)) { loop.submit(.cancel(exchange)) }
         }
         return try result.get()
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What actually moves bytes: one request in, one response out.
 ///
 /// Courier's pipeline depends only on this protocol, never on one HTTP stack. A transport:
@@ -15,4 +17,24 @@
 public protocol HTTPTransport: Sendable {
     /// Performs one HTTP exchange.
     func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse
+
+    /// Performs one HTTP exchange whose body is read as it arrives: returns when the final
+    /// response's head has arrived (its ``HTTPResponse/body`` empty), with the body to read.
+    ///
+    /// ``HTTPRequest/timeout`` bounds the time to the head; after it, the exchange ends with
+    /// ``NetworkError/timeout(_:underlying:)`` when no byte arrives for `stallTimeout` while the
+    /// consumer waits. ``HTTPRequest/maximumResponseSize`` limits the whole body. The default
+    /// implementation, for transports that cannot stream, receives the whole response with
+    /// ``send(_:)`` and hands its body over as one chunk.
+    func stream(_ request: HTTPRequest, stallTimeout: Duration) async throws(NetworkError) -> (HTTPResponse, ResponseBytes)
+}
+
+extension HTTPTransport {
+    /// Sends the request with ``send(_:)`` and hands the body over as one chunk.
+    public func stream(_ request: HTTPRequest, stallTimeout: Duration) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
+        var response = try await send(request)
+        let body = response.body
+        response.body = Data()
+        return (response, ResponseBytes(body))
+    }
 }

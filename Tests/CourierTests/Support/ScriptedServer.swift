@@ -25,6 +25,8 @@ struct ScriptedResponse: Sendable, Encodable {
     var delay: Double? = nil
     /// Never respond; the server records a disconnect event when the client goes away.
     var hold: Bool? = nil
+    /// A body sent in separate writes (see ``StreamSpec``).
+    var stream: StreamSpec? = nil
     /// Respond 200 with a JSON description of the request (method, path, query, headers, body).
     var echo: Bool? = nil
 
@@ -42,7 +44,7 @@ struct ScriptedResponse: Sendable, Encodable {
     var otherwise: [ScriptedResponse]? = nil
 
     private enum CodingKeys: String, CodingKey {
-        case status, headers, body, bodySize, delay, hold, echo, trickle, headerList, chunked, whenHeader, otherwise
+        case status, headers, body, bodySize, delay, hold, stream, echo, trickle, headerList, chunked, whenHeader, otherwise
         case bodyData = "bodyBase64"
     }
 
@@ -303,6 +305,11 @@ final class ScriptedServer: Sendable {
     }
 
     /// Clears all scripts, recorded requests, disconnect events and idempotency state.
+    /// Lets a gated ``StreamSpec`` response on `path` send its next chunk.
+    func release(path: String) async throws {
+        _ = try await control("POST", "release", query: [URLQueryItem(name: "path", value: path)])
+    }
+
     func reset() async throws {
         _ = try await control("POST", "reset")
     }

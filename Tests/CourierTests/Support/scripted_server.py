@@ -63,6 +63,8 @@ Control API (control requests are never recorded):
   alike, even mid-``delay``: the client sees ECONNRESET, no response), so a
   pooled connection fails too. ``"up": true`` re-binds the same port and
   serves again. Setting the current state is a no-op.
+* ``POST /__control/release?path=/x`` opens the gate of a gated ``stream``
+  response on that path by one chunk.
 * ``POST /__control/reset`` clears scripts, requests, disconnect events and
   idempotency state (it leaves the switchable listener as it is).
 
@@ -162,6 +164,8 @@ class State:
         self.requests = []
         # path -> number of held requests whose client disconnected.
         self.disconnects = {}
+        # path -> chunks of a gated stream released so far (``release``).
+        self.gates = {}
         # (path, key) -> {"response": None while being processed, else the
         #                  remembered (status, header pairs, body, chunked)}.
         self.idempotent = {}
@@ -187,6 +191,7 @@ class State:
             self.scripts.clear()
             self.requests.clear()
             self.disconnects.clear()
+            self.gates.clear()
             self.idempotent.clear()
             self.idempotency_counts.clear()
             self.idempotent_in_flight = 0
@@ -549,6 +554,10 @@ class Handler(BaseHTTPRequestHandler):
             self.hold_until_disconnect(route)
             return
 
+        if spec.get("stream"):
+            self.send_stream(route, spec["stream"], spec.get("headers"))
+            return
+
         if spec.get("echo"):
             self.send_json(200, {
                 "method": self.command,
@@ -568,6 +577,46 @@ class Handler(BaseHTTPRequestHandler):
         trickle = float(spec.get("trickle") or 0)
         self.send_body(int(spec.get("status", 200)), payload, headers=spec.get("headers"), trickle=trickle,
                        header_list=spec.get("headerList"), chunked=bool(spec.get("chunked")))
+
+    def send_stream(self, route, stream, headers):
+        """A 200 whose body goes out in ``chunks`` writes of ``chunkSize`` bytes ("x", or with
+        ``pattern`` the byte ``offset % 256``), under a Content-Length of ``declared`` (default:
+        all of them). ``gated``: chunk k (k >= 1) waits until ``release`` was called k times on
+        the path. ``hang``: after the chunks, holds the connection until the client closes it.
+        A client that leaves mid-body is recorded as a disconnect."""
+        count, size = int(stream.get("chunks", 1)), int(stream.get("chunkSize", 1))
+        total = int(stream.get("declared", count * size))
+        if stream.get("pattern"):
+            block = bytes(range(256)) * (size // 256 + 2)
+        self.send_response(200)
+        for name, value in (headers or {}).items():
+            self.send_header(name, str(value))
+        self.send_header("Content-Length", str(total))
+        self.end_headers()
+        self.wfile.flush()
+        offset = 0
+        for index in range(count):
+            if stream.get("gated") and index > 0:
+                with STATE.cond:
+                    if not STATE.cond.wait_for(lambda: STATE.gates.get(route, 0) >= index, timeout=60):
+                        self.close_connection = True
+                        return
+            if stream.get("pattern"):
+                chunk = block[offset % 256:offset % 256 + size]
+            else:
+                chunk = b"x" * size
+            try:
+                self.wfile.write(chunk)
+                self.wfile.flush()
+            except OSError:
+                STATE.record_disconnect(route)
+                self.close_connection = True
+                return
+            offset += size
+        if stream.get("hang"):
+            self.hold_until_disconnect(route)
+        else:
+            self.close_connection = True
 
     def hold_until_disconnect(self, route):
         """Never answers; returns once the client closes the connection."""
@@ -624,6 +673,11 @@ class Handler(BaseHTTPRequestHandler):
                     self.send_json(500, {"message": f"switchable listener: {error}", "code": "bind_failed"})
                 else:
                     self.send_json(200, switched)
+            elif action == "release" and self.command == "POST":
+                with STATE.cond:
+                    STATE.gates[params["path"]] = STATE.gates.get(params["path"], 0) + 1
+                    STATE.cond.notify_all()
+                self.send_json(200, {"ok": True})
             elif action == "reset" and self.command == "POST":
                 STATE.reset()
                 self.send_json(200, {"ok": True})

@@ -1,0 +1,183 @@
+import Foundation
+
+/// The bounded buffer between a transport that receives a body and the one consumer that reads
+/// it (``ResponseBytes``): the transport offers chunks, the consumer takes them.
+///
+/// Backpressure: once ``highWater`` bytes wait unread, ``offer(_:)`` refuses the next chunk
+/// (the transport pauses the connection and is given those bytes again later) and the buffer
+/// counts as paused; when the consumer has read it down to ``lowWater``, `resume` is called
+/// once (the transport queues the un-pause on its own thread). Cancellation (`cancel()`, the
+/// reading task cancelled) calls `cancelTransfer` once, unless the body had already ended.
+final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
+    // Invariant: every mutable field lives in `state`, read and written only under its lock;
+    // the `let`s are set at init. The closures are called outside the lock.
+    /// Bytes held unread above which the transport is paused.
+    static let highWater = 1 << 20
+    /// Bytes held unread at or below which a paused transport is resumed.
+    static let lowWater = 256 << 10
+
+    private struct State {
+        var chunks: [Data] = []
+        /// The first chunk of `chunks` not yet read (the array is compacted when it empties).
+        var head = 0
+        var buffered = 0
+        var maxBuffered = 0
+        /// Whether the transport is paused: from a refused offer until it says it resumed.
+        var paused = false
+        /// Whether `resume` was called for the current pause.
+        var resumeRequested = false
+        var pauses = 0
+        /// How the body ended: nil while it goes on.
+        var end: Result<Void, NetworkError>?
+        /// Whether the consumer was given the end (after which it reads nil).
+        var endDelivered = false
+        var waiter: CheckedContinuation<Result<Data?, NetworkError>, Never>?
+        var pauseWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Locked(State())
+    private let resume: @Sendable () -> Void
+    private let cancelTransfer: @Sendable () -> Void
+
+    init(resume: @escaping @Sendable () -> Void, cancelTransfer: @escaping @Sendable () -> Void) {
+        self.resume = resume
+        self.cancelTransfer = cancelTransfer
+    }
+
+    // MARK: The transport's side
+
+    /// Stores a copy of `bytes` for the consumer; `false` (nothing stored, the buffer now
+    /// paused) when ``highWater`` bytes already wait. Bytes offered after the body ended are
+    /// dropped (accepted).
+    func offer(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let chunk = Data(bytes)
+        let (accepted, waiter, pauseWaiters) = state.withLock { state -> (Bool, CheckedContinuation<Result<Data?, NetworkError>, Never>?, [CheckedContinuation<Void, Never>]) in
+            guard state.end == nil else { return (true, nil, []) }
+            if state.buffered >= Self.highWater {
+                state.paused = true
+                state.pauses += 1
+                defer { state.pauseWaiters = [] }
+                return (false, nil, state.pauseWaiters)
+            }
+            if let waiter = state.waiter {
+                // The consumer waits, so nothing is buffered: the chunk goes straight to it.
+                state.waiter = nil
+                return (true, waiter, [])
+            }
+            state.chunks.append(chunk)
+            state.buffered += chunk.count
+            state.maxBuffered = max(state.maxBuffered, state.buffered)
+            return (true, nil, [])
+        }
+        if let waiter { waiter.resume(returning: .success(chunk)) }
+        for pauseWaiter in pauseWaiters { pauseWaiter.resume() }
+        return accepted
+    }
+
+    /// Whether the transport is paused for the consumer (a stall is then not the server's),
+    /// from a refused offer until ``resumed()``.
+    var isPaused: Bool { state.withLock { $0.paused } }
+
+    /// The transport un-pauses (it may offer again at once).
+    func resumed() {
+        state.withLock { state in
+            state.paused = false
+            state.resumeRequested = false
+        }
+    }
+
+    /// Ends the body: `nil` when it is complete, else the error the consumer gets after the
+    /// chunks already buffered. Only the first end counts.
+    func finish(_ error: NetworkError?) {
+        let (waiter, pauseWaiters) = state.withLock { state -> (CheckedContinuation<Result<Data?, NetworkError>, Never>?, [CheckedContinuation<Void, Never>]) in
+            guard state.end == nil else { return (nil, []) }
+            state.end = error.map { .failure($0) } ?? .success(())
+            defer { state.pauseWaiters = [] }
+            guard let waiter = state.waiter else { return (nil, state.pauseWaiters) }
+            state.waiter = nil
+            state.endDelivered = true
+            return (waiter, state.pauseWaiters)
+        }
+        waiter?.resume(returning: error.map { .failure($0) } ?? .success(nil))
+        for pauseWaiter in pauseWaiters { pauseWaiter.resume() }
+    }
+
+    // MARK: The consumer's side
+
+    func next() async throws(NetworkError) -> Data? {
+        if let taken = take() { return try taken.get() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data?, NetworkError>, Never>) in
+                if let taken = take(orWait: continuation) { continuation.resume(returning: taken) }
+            }
+        } onCancel: {
+            cancel()
+        }
+        return try result.get()
+    }
+
+    /// The next chunk or the end, if there is one now; else, with `waiter`, stores it to be
+    /// answered by the transport.
+    private func take(orWait waiter: CheckedContinuation<Result<Data?, NetworkError>, Never>? = nil) -> Result<Data?, NetworkError>? {
+        let (taken, resumes) = state.withLock { state -> (Result<Data?, NetworkError>?, Bool) in
+            if state.head < state.chunks.count {
+                let chunk = state.chunks[state.head]
+                state.chunks[state.head] = Data()
+                state.head += 1
+                if state.head == state.chunks.count {
+                    state.chunks.removeAll(keepingCapacity: true)
+                    state.head = 0
+                }
+                state.buffered -= chunk.count
+                var resumes = false
+                if state.paused, !state.resumeRequested, state.buffered <= Self.lowWater, state.end == nil {
+                    state.resumeRequested = true
+                    resumes = true
+                }
+                return (.success(chunk), resumes)
+            }
+            if let end = state.end {
+                if state.endDelivered { return (.success(nil), false) }
+                state.endDelivered = true
+                return (end.map { nil }, false)
+            }
+            state.waiter = waiter
+            return (nil, false)
+        }
+        if resumes { resume() }
+        return taken
+    }
+
+    func cancel() {
+        let (waiter, pauseWaiters, cancels) = state.withLock { state -> (CheckedContinuation<Result<Data?, NetworkError>, Never>?, [CheckedContinuation<Void, Never>], Bool) in
+            guard state.end == nil else { return (nil, [], false) }
+            state.end = .failure(.cancelled)
+            state.chunks = []
+            state.head = 0
+            state.buffered = 0
+            defer { state.waiter = nil; state.pauseWaiters = [] }
+            if state.waiter != nil { state.endDelivered = true }
+            return (state.waiter, state.pauseWaiters, true)
+        }
+        waiter?.resume(returning: .failure(.cancelled))
+        for pauseWaiter in pauseWaiters { pauseWaiter.resume() }
+        if cancels { cancelTransfer() }
+    }
+
+    var maxBufferedBytes: Int { state.withLock { $0.maxBuffered } }
+
+    /// How many times the transport was paused for the consumer.
+    var pauseCount: Int { state.withLock { $0.pauses } }
+
+    /// Returns once the transport has been paused at least once (tests: a slow consumer).
+    func waitUntilPaused() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.pauses > 0 || state.end != nil { return true }
+                state.pauseWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
