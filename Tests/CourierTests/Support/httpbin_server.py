@@ -21,9 +21,7 @@ content type, size and SHA-256 (read in blocks, never whole), as JSON
 import hashlib
 import logging
 import os
-import sys
 import threading
-import time
 
 # Quiet in the test log: no line per request, no notice that httpbin's optional Swagger UI is
 # missing; errors (a traceback) still show.
@@ -33,6 +31,9 @@ logging.getLogger("httpbin.core").setLevel(logging.ERROR)
 from flask import jsonify, request  # noqa: E402 (after the loggers are set)
 from httpbin import app  # noqa: E402
 from werkzeug.serving import make_server  # noqa: E402
+
+# The scripted server's watchdogs: this process ends with the test process that started it.
+from scripted_server import watch_parent, watch_stdin  # noqa: E402
 
 
 @app.route("/courier/multipart", methods=["POST"])
@@ -59,23 +60,6 @@ def courier_multipart():
         files=files,
         contentType=request.headers.get("Content-Type", ""),
     )
-
-
-def watch_stdin():
-    """Exits once stdin reaches EOF (the parent closed the pipe or died)."""
-    try:
-        while sys.stdin.buffer.read(4096):
-            pass
-    finally:
-        os._exit(0)
-
-
-def watch_parent(original_ppid):
-    """Exits if we get reparented (the parent died)."""
-    while True:
-        time.sleep(0.5)
-        if os.getppid() != original_ppid:
-            os._exit(0)
 
 
 def main():
