@@ -21,3 +21,14 @@ func waitUntil(_ condition: () async -> Bool) async {
     }
     Issue.record("condition never became true")
 }
+
+/// Whether this test process runs under ThreadSanitizer (its runtime is linked in): tests that
+/// move hundreds of MiB use smaller sizes there, where every byte costs many times more, so
+/// they do not starve the tests running beside them.
+let isThreadSanitized: Bool = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
+
+/// Bytes whose byte `i` is `i % 256`, `count` of them from `start`: what a scripted stream with
+/// `pattern: true` sends. Compared whole (a memory comparison), not byte by byte.
+func patternBytes(from start: Int, count: Int) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: start + $0) })
+}
