@@ -110,6 +110,11 @@ final class CurlExchange: @unchecked Sendable {
         }
     }
 
+    /// Takes and releases the lock the answer was recorded under (see `CurlTransport.perform`).
+    func synchronizeWithAnswer() {
+        lock.withLock {}
+    }
+
     /// Whether the caller has been answered (so the transfer is no longer wanted).
     var isAnswered: Bool { lock.withLock { answered != nil } }
 

@@ -98,6 +98,11 @@ public final class CurlTransport: HTTPTransport {
             // Once answered (a streamed head), the body is the consumer's to cancel.
             if exchange.answer(.failure(.cancelled)) { loop.submit(.cancel(exchange)) }
         }
+        // The answer was built on the loop's thread and recorded under the exchange's lock;
+        // taking that lock here orders what the loop built (a streamed body's source) before
+        // this task reads it, as ThreadSanitizer sees it (it does not see the continuation's
+        // own hand-over).
+        exchange.synchronizeWithAnswer()
         return try result.get()
     }
 }

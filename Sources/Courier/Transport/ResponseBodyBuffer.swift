@@ -113,6 +113,10 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
         } onCancel: {
             cancel()
         }
+        // A chunk handed straight to the waiting consumer was made before the offer's lock was
+        // released: taking that lock orders it before this read, as ThreadSanitizer sees it (it
+        // does not see the continuation's own hand-over).
+        state.withLock { _ in }
         return try result.get()
     }
 
