@@ -24,6 +24,8 @@ actor RequestPipeline: Component {
         case retryPermit(Reply<Bool>)
         /// The pipeline's counters (ask).
         case stats(Reply<PipelineStats>)
+        /// The earliest deadline of a waiting request came (tell, from the pipeline's timer).
+        case sweep
     }
 
     private let execution: RequestExecution
@@ -35,6 +37,10 @@ actor RequestPipeline: Component {
     private var idle: [RequestWorker] = []
     private var waiting = RequestQueue()
     private var stats = PipelineStats()
+    /// The timer that wakes the pipeline at the earliest deadline of a waiting request, and
+    /// that deadline: a request never waits for a slot past its deadline.
+    private var sweepTimer: Task<Void, Never>?
+    private var sweepAt: Duration?
 
     init(execution: RequestExecution, configuration: Configuration) {
         self.execution = execution
@@ -76,6 +82,13 @@ actor RequestPipeline: Component {
             let granted = budget.withdraw()
             if !granted { stats.retriesDenied += 1 }
             reply.succeed(granted)
+        case .sweep:
+            (sweepTimer, sweepAt) = (nil, nil)
+            let (expired, next) = waiting.removeExpired(at: execution.configuration.clock.now)
+            for pending in expired where !pending.reply.isAnswered {
+                execution.reject(pending, with: .timeout(.request, underlying: nil))
+            }
+            if let next { scheduleSweep(at: next) }
         case .stats(let reply):
             var snapshot = stats
             snapshot.inFlight = running.count
@@ -110,7 +123,25 @@ actor RequestPipeline: Component {
         }
         budget.deposit()
         stats.admitted += 1
-        if canRun { start(pending) } else { waiting.append(pending) }
+        if canRun {
+            start(pending)
+        } else {
+            waiting.append(pending)
+            scheduleSweep(at: pending.deadline)
+        }
+    }
+
+    /// Makes sure the pipeline is woken at `deadline` (or before) to answer the waiting requests
+    /// whose deadline passed.
+    private func scheduleSweep(at deadline: Duration) {
+        if let sweepAt, sweepAt <= deadline { return }
+        sweepTimer?.cancel()
+        sweepAt = deadline
+        let (clock, mailbox) = (execution.configuration.clock, execution.mailbox)
+        sweepTimer = Task {
+            do { try await clock.sleep(for: deadline - clock.now) } catch { return }
+            try? mailbox.send(.sweep)
+        }
     }
 
     private func startWaiting() {
@@ -130,6 +161,7 @@ actor RequestPipeline: Component {
     /// answered as its queued ones are (`componentUnavailable` once the mailbox is closed,
     /// `componentRestarted` otherwise) and their work is cancelled, so nothing outlives it.
     deinit {
+        sweepTimer?.cancel()
         for request in running.values {
             request.reply.fail(RuntimeError.replyDropped)
             request.worker.cancel()

@@ -37,4 +37,22 @@ struct RequestQueue {
         items[index] = nil
         count -= 1
     }
+
+    /// Removes the requests whose deadline is at or before `now` and returns them, with the
+    /// earliest deadline of those left (`nil` when none is left).
+    mutating func removeExpired(at now: Duration) -> (expired: [PendingRequest], next: Duration?) {
+        var expired: [PendingRequest] = []
+        var next: Duration?
+        for index in items.indices[head...] {
+            guard let item = items[index] else { continue }
+            if item.deadline <= now {
+                expired.append(item)
+                items[index] = nil
+                count -= 1
+            } else {
+                next = min(next ?? item.deadline, item.deadline)
+            }
+        }
+        return (expired, next)
+    }
 }

@@ -16,7 +16,14 @@ import Testing
         let rejections = api.events(buffer: 2_000)   // every refusal is counted below
         let calls = (0..<2_000).map { _ in Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) } }
         // 4 run and 16 wait; every other request is refused at once.
-        let refused = await finalEvents(rejections, count: 1_980)
+        // (The running requests' `started` and `attempt` events may come among them.)
+        let refused = await finalEvents(rejections, count: 1_980).filter {
+            switch $0 {
+            case .finished, .failed: true
+            default: false
+            }
+        }
+        #expect(refused.count == 1_980)
         #expect(refused.allSatisfy { if case .failed(_, .overloaded, 0, _) = $0 { true } else { false } })
         let stats = try await api.pipelineStats()
         #expect(stats.inFlight == 4)
@@ -240,6 +247,34 @@ extension RequestPipelineTests {
         let after = try await api.pipelineStats()
         #expect(after.inFlight == 0 && after.queued == 0)
         #expect(after.admitted == 150)
+        await api.shutdown()
+    }
+}
+
+extension RequestPipelineTests {
+    @Test("a request waiting for a slot is answered timeout at its deadline, not when a slot frees; it is never sent")
+    func waitingRequestTimesOutAtItsDeadline() async throws {
+        let transport = ScriptedTransport()
+        transport.script("/hang", [.hang])
+        let clock = ManualClock()
+        let api = client(URL(string: "https://api.test")!, transport: transport, clock: clock) {
+            $0.limits.maxConcurrentRequests = 1
+        }
+        let first = Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) }
+        await waitUntil { transport.requests.count == 1 }
+        let second = Task {
+            try await api.send(Endpoint<EmptyResponse>(path: "hang", options: RequestOptions(deadline: .seconds(5))))
+        }
+        await waitUntil { (try? await api.pipelineStats().queued) == 1 }
+        await clock.waitForSleepers(1)   // the pipeline's timer for the waiting request
+        #expect(clock.pendingDelays == [.seconds(5)])
+        clock.advance(by: .seconds(5))
+        let error = await failure(of: second)
+        guard case .timeout(.request, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(try await api.pipelineStats().queued == 0)
+        #expect(transport.requests.count == 1)   // the waiting request never reached the transport
+        first.cancel()
+        _ = await failure(of: first)
         await api.shutdown()
     }
 }

@@ -10,10 +10,22 @@ import Testing
         reply = await Reply<HTTPResponse>.detached()
     }
 
-    private func pending(_ id: UInt64) -> PendingRequest {
+    private func pending(_ id: UInt64, deadline: Duration = .seconds(1)) -> PendingRequest {
         PendingRequest(
-            id: RequestID(id), request: HTTPRequest(url: testURL("https://h/x")), created: .zero, deadline: .seconds(1),
+            id: RequestID(id), request: HTTPRequest(url: testURL("https://h/x")), created: .zero, deadline: deadline,
             attemptTimeout: .seconds(1), retryPolicy: .never, requiresAuth: false, reply: reply)
+    }
+
+    @Test("the requests past their deadline leave; the earliest deadline left is told")
+    func removesExpired() {
+        var queue = RequestQueue()
+        for (id, seconds) in [(1, 5), (2, 3), (3, 9), (4, 3)] as [(UInt64, Int64)] { queue.append(pending(id, deadline: .seconds(seconds))) }
+        let (expired, next) = queue.removeExpired(at: .seconds(3))
+        #expect(expired.map(\.id.rawValue) == [2, 4])
+        #expect(next == .seconds(5))
+        #expect(queue.count == 2)
+        #expect([queue.popFirst()?.id.rawValue, queue.popFirst()?.id.rawValue] == [1, 3])
+        #expect(queue.removeExpired(at: .seconds(10)).next == nil)
     }
 
     @Test("pops in the order appended")
