@@ -14,16 +14,17 @@ import Testing
         let elapsed: Duration
     }
 
-    @Test("5,000 requests at once (1,000 under TSan) through resets and delays are all answered by their deadline")
+    @Test("5,000 requests at once (1,000 under TSan) through resets and delays are all answered within their deadline")
     func fiveThousandRequestsAtOnceThroughResetsAndDelaysAreAllAnsweredByTheirDeadline() async throws {
         // Under ThreadSanitizer every request costs several times more CPU, and how much the
         // tests beside this one leave it varies from run to run (2,000 in 20 s passed once and
         // reached 1,476 the next): there it checks the same things on 1,000 within 60 s.
         let count = isThreadSanitized ? 1_000 : 5_000
-        let deadline = Duration.seconds(isThreadSanitized ? 60 : 20)
+        let deadline = Duration.seconds(isThreadSanitized ? 60 : 30)
         // The server resets one attempt in ten and delays half the others by up to 0.5 s. At 64
-        // requests in flight that is about 10 s of work, within the deadline even for the last
-        // request admitted (its deadline counts from its call, its wait for a slot included).
+        // requests in flight that is about 10 s of work (the slowest call took 12–17 s in CI),
+        // within the deadline even for the last request admitted (its deadline counts from its
+        // call, its wait for a slot included).
         try await withHostileServer(seed: 2026) { server in
             let api = client(server.baseURL, transport: CurlTransport()) { configuration in
                 configuration.timeouts = .init(attempt: .seconds(5), request: deadline)
