@@ -56,8 +56,11 @@ final class CurlExchange: @unchecked Sendable {
     private var bytesRead = 0
 
     private let lock = Lock()
-    private var continuation: CheckedContinuation<Result<HTTPResponse, NetworkError>, Never>?
-    private var answered: Result<HTTPResponse, NetworkError>?
+    /// The caller, waiting to be woken once the answer is recorded.
+    private var continuation: CheckedContinuation<Void, Never>?
+    private var answered = false
+    /// The answer until the caller takes it (``takeAnswer()``).
+    private var result: Result<HTTPResponse, NetworkError>?
 
     init(request: HTTPRequest, maxHeaderBytes: Int, decodes: Bool, headTimeout: Duration = .zero, stallTimeout: Duration = .zero) {
         self.headTimeout = headTimeout
@@ -71,32 +74,42 @@ final class CurlExchange: @unchecked Sendable {
 
     // MARK: Answering the caller (any thread)
 
-    /// Stores the caller's continuation; returns `false` (having answered it) if the exchange
-    /// was already answered, e.g. cancelled before it started.
-    func start(_ continuation: CheckedContinuation<Result<HTTPResponse, NetworkError>, Never>) -> Bool {
-        let known = lock.withLock { () -> Result<HTTPResponse, NetworkError>? in
-            if answered == nil { self.continuation = continuation }
+    /// Stores the caller's continuation; returns `false` (having woken it) if the exchange was
+    /// already answered, e.g. cancelled before it started.
+    func start(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
+        let known = lock.withLock { () -> Bool in
+            if !answered { self.continuation = continuation }
             return answered
         }
-        guard let known else { return true }
-        continuation.resume(returning: known)
+        guard known else { return true }
+        continuation.resume()
         return false
     }
 
-    /// Answers the caller with `result` unless it was answered already; returns whether this
-    /// call answered it.
+    /// Records `result` and wakes the caller unless it was answered already; returns whether
+    /// this call answered it.
     @discardableResult
     func answer(_ result: Result<HTTPResponse, NetworkError>) -> Bool {
-        let (first, continuation) = lock.withLock { () -> (Bool, CheckedContinuation<Result<HTTPResponse, NetworkError>, Never>?) in
-            guard answered == nil else { return (false, nil) }
-            // Kept for a caller that starts later, which only a failure (a cancellation) can
-            // precede: a response is not kept, since a streamed one's body must go with it.
-            answered = result.map { _ in HTTPResponse(status: 0) }
+        let (first, continuation) = lock.withLock { () -> (Bool, CheckedContinuation<Void, Never>?) in
+            guard !answered else { return (false, nil) }
+            answered = true
+            self.result = result
             defer { self.continuation = nil }
             return (true, self.continuation)
         }
-        continuation?.resume(returning: result)
+        continuation?.resume()
         return first
+    }
+
+    /// The answer, once the caller was woken. Read under the lock it was recorded under, not
+    /// handed over in the continuation: that orders what the loop's thread built before
+    /// answering (a streamed body's source) before the caller reads it, as ThreadSanitizer
+    /// sees it.
+    func takeAnswer() -> Result<HTTPResponse, NetworkError> {
+        lock.withLock {
+            defer { result = nil }
+            return result ?? .failure(.cancelled)
+        }
     }
 
     /// The transfer ended with `result`: answers the caller if the head did not already, and
@@ -110,13 +123,8 @@ final class CurlExchange: @unchecked Sendable {
         }
     }
 
-    /// Takes and releases the lock the answer was recorded under (see `CurlTransport.perform`).
-    func synchronizeWithAnswer() {
-        lock.withLock {}
-    }
-
     /// Whether the caller has been answered (so the transfer is no longer wanted).
-    var isAnswered: Bool { lock.withLock { answered != nil } }
+    var isAnswered: Bool { lock.withLock { answered } }
 
     // MARK: libcurl's callbacks (the loop's thread)
 

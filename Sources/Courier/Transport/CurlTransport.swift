@@ -65,9 +65,7 @@ public final class CurlTransport: HTTPTransport {
             resume: { [weak exchange] in if let exchange { loop.submit(.unpause(exchange)) } },
             cancelTransfer: { [weak exchange] in if let exchange { loop.submit(.cancel(exchange)) } })
         var head = try await perform(request, exchange)
-        let body = head.streamedBody ?? ResponseBytes(head.body)
-        head.streamedBody = nil
-        head.body = Data()
+        let body = head.takeBody()
         return (head, body)
     }
 
@@ -85,8 +83,8 @@ public final class CurlTransport: HTTPTransport {
             throw error
         }
         let loop = self.loop
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 if !exchange.start(continuation) {
                     loop.recycle(handle)   // cancelled before it started
                 } else if !loop.submit(.add(handle)) {
@@ -98,12 +96,7 @@ public final class CurlTransport: HTTPTransport {
             // Once answered (a streamed head), the body is the consumer's to cancel.
             if exchange.answer(.failure(.cancelled)) { loop.submit(.cancel(exchange)) }
         }
-        // The answer was built on the loop's thread and recorded under the exchange's lock;
-        // taking that lock here orders what the loop built (a streamed body's source) before
-        // this task reads it, as ThreadSanitizer sees it (it does not see the continuation's
-        // own hand-over).
-        exchange.synchronizeWithAnswer()
-        return try result.get()
+        return try exchange.takeAnswer().get()
     }
 }
 

@@ -31,7 +31,9 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
         var end: Result<Void, NetworkError>?
         /// Whether the consumer was given the end (after which it reads nil).
         var endDelivered = false
-        var waiter: CheckedContinuation<Result<Data?, NetworkError>, Never>?
+        /// The consumer, waiting to be woken: it then takes what came from the queue, under
+        /// the lock (never handed over in the continuation, which ThreadSanitizer cannot see).
+        var waiter: CheckedContinuation<Void, Never>?
         var pauseWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -51,7 +53,7 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
     /// dropped (accepted).
     func offer(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let chunk = Data(bytes)
-        let (accepted, waiter, pauseWaiters) = state.withLock { state -> (Bool, CheckedContinuation<Result<Data?, NetworkError>, Never>?, [CheckedContinuation<Void, Never>]) in
+        let (accepted, waiter, pauseWaiters) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             guard state.end == nil else { return (true, nil, []) }
             if state.buffered >= Self.highWater {
                 state.paused = true
@@ -59,17 +61,13 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
                 defer { state.pauseWaiters = [] }
                 return (false, nil, state.pauseWaiters)
             }
-            if let waiter = state.waiter {
-                // The consumer waits, so nothing is buffered: the chunk goes straight to it.
-                state.waiter = nil
-                return (true, waiter, [])
-            }
             state.chunks.append(chunk)
             state.buffered += chunk.count
             state.maxBuffered = max(state.maxBuffered, state.buffered)
-            return (true, nil, [])
+            defer { state.waiter = nil }
+            return (true, state.waiter, [])
         }
-        if let waiter { waiter.resume(returning: .success(chunk)) }
+        waiter?.resume()
         for pauseWaiter in pauseWaiters { pauseWaiter.resume() }
         return accepted
     }
@@ -89,40 +87,43 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
     /// Ends the body: `nil` when it is complete, else the error the consumer gets after the
     /// chunks already buffered. Only the first end counts.
     func finish(_ error: NetworkError?) {
-        let (waiter, pauseWaiters) = state.withLock { state -> (CheckedContinuation<Result<Data?, NetworkError>, Never>?, [CheckedContinuation<Void, Never>]) in
+        let (waiter, pauseWaiters) = state.withLock { state -> (CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             guard state.end == nil else { return (nil, []) }
             state.end = error.map { .failure($0) } ?? .success(())
-            defer { state.pauseWaiters = [] }
-            guard let waiter = state.waiter else { return (nil, state.pauseWaiters) }
-            state.waiter = nil
-            state.endDelivered = true
-            return (waiter, state.pauseWaiters)
+            defer { (state.waiter, state.pauseWaiters) = (nil, []) }
+            return (state.waiter, state.pauseWaiters)
         }
-        waiter?.resume(returning: error.map { .failure($0) } ?? .success(nil))
+        waiter?.resume()
         for pauseWaiter in pauseWaiters { pauseWaiter.resume() }
     }
 
     // MARK: The consumer's side
 
     func next() async throws(NetworkError) -> Data? {
-        if let taken = take() { return try taken.get() }
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data?, NetworkError>, Never>) in
-                if let taken = take(orWait: continuation) { continuation.resume(returning: taken) }
+        while true {
+            if let taken = take() { return try taken.get() }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    if !wait(continuation) { continuation.resume() }
+                }
+            } onCancel: {
+                cancel()
             }
-        } onCancel: {
-            cancel()
         }
-        // A chunk handed straight to the waiting consumer was made before the offer's lock was
-        // released: taking that lock orders it before this read, as ThreadSanitizer sees it (it
-        // does not see the continuation's own hand-over).
-        state.withLock { _ in }
-        return try result.get()
     }
 
-    /// The next chunk or the end, if there is one now; else, with `waiter`, stores it to be
-    /// answered by the transport.
-    private func take(orWait waiter: CheckedContinuation<Result<Data?, NetworkError>, Never>? = nil) -> Result<Data?, NetworkError>? {
+    /// Stores `continuation` to be woken when a chunk or the end comes; `false` if one is there
+    /// already (nothing stored).
+    private func wait(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
+        state.withLock { state in
+            guard state.head == state.chunks.count, state.end == nil else { return false }
+            state.waiter = continuation
+            return true
+        }
+    }
+
+    /// The next chunk or the end, if there is one now.
+    private func take() -> Result<Data?, NetworkError>? {
         let (taken, resumes) = state.withLock { state -> (Result<Data?, NetworkError>?, Bool) in
             if state.head < state.chunks.count {
                 let chunk = state.chunks[state.head]
@@ -145,7 +146,6 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
                 state.endDelivered = true
                 return (end.map { nil }, false)
             }
-            state.waiter = waiter
             return (nil, false)
         }
         if resumes { resume() }
@@ -153,17 +153,16 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
     }
 
     func cancel() {
-        let (waiter, pauseWaiters, cancels) = state.withLock { state -> (CheckedContinuation<Result<Data?, NetworkError>, Never>?, [CheckedContinuation<Void, Never>], Bool) in
+        let (waiter, pauseWaiters, cancels) = state.withLock { state -> (CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>], Bool) in
             guard state.end == nil else { return (nil, [], false) }
             state.end = .failure(.cancelled)
             state.chunks = []
             state.head = 0
             state.buffered = 0
-            defer { state.waiter = nil; state.pauseWaiters = [] }
-            if state.waiter != nil { state.endDelivered = true }
+            defer { (state.waiter, state.pauseWaiters) = (nil, []) }
             return (state.waiter, state.pauseWaiters, true)
         }
-        waiter?.resume(returning: .failure(.cancelled))
+        waiter?.resume()
         for pauseWaiter in pauseWaiters { pauseWaiter.resume() }
         if cancels { cancelTransfer() }
     }
