@@ -44,10 +44,8 @@ extension APIClient {
             response.streamedBody?.cancel()
             throw error
         }
-        // An interceptor's (or any) response without a stream: its body, as one chunk.
-        let body = response.streamedBody ?? ResponseBytes(response.body)
-        response.streamedBody = nil
-        response.body = Data()
+        // (An interceptor's response, without a stream: its body as one chunk.)
+        let body = response.takeBody()
         return (response, body)
     }
 

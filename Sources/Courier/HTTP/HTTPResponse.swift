@@ -32,4 +32,11 @@ public struct HTTPResponse: Sendable {
 
     /// Whether ``status`` is a 2xx success code (`200..<300`).
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// Takes the body out, leaving the head (``body`` empty): the stream it is arriving in, or
+    /// the bytes already received as one chunk.
+    mutating func takeBody() -> ResponseBytes {
+        defer { (streamedBody, body) = (nil, Data()) }
+        return streamedBody ?? ResponseBytes(body)
+    }
 }

@@ -33,8 +33,7 @@ extension HTTPTransport {
     /// Sends the request with ``send(_:)`` and hands the body over as one chunk.
     public func stream(_ request: HTTPRequest, stallTimeout: Duration) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
         var response = try await send(request)
-        let body = response.body
-        response.body = Data()
-        return (response, ResponseBytes(body))
+        let body = response.takeBody()
+        return (response, body)
     }
 }
