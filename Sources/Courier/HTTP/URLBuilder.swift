@@ -139,11 +139,16 @@ enum URLBuilder {
     // MARK: - Implementation
 
     /// Percent-encodes every byte of `text` for which `isAllowed` is false (as `%XX`, uppercase
-    /// hex) and appends the result to `output`.
-    private static func appendPercentEncoded(_ text: String, to output: inout [UInt8], allowing isAllowed: (UInt8) -> Bool) {
+    /// hex) and appends the result to `output`; `spaceAsPlus`: a space is written `+`, as a
+    /// form body writes it (``URLEncodedForm``).
+    static func appendPercentEncoded(
+        _ text: String, to output: inout [UInt8], allowing isAllowed: (UInt8) -> Bool, spaceAsPlus: Bool = false
+    ) {
         for byte in text.utf8 {
             if isAllowed(byte) {
                 output.append(byte)
+            } else if spaceAsPlus, byte == UInt8(ascii: " ") {
+                output.append(UInt8(ascii: "+"))
             } else {
                 output.append(UInt8(ascii: "%"))
                 output.append(hexDigit(byte >> 4))

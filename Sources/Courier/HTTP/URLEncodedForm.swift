@@ -59,23 +59,21 @@ public struct URLEncodedForm: Sendable, Equatable, ExpressibleByDictionaryLitera
     /// `text` as the form serializer writes a name or a value: UTF-8 bytes, ASCII letters and
     /// digits and `*-._` as they are, a space as `+`, every other byte `%XX` (upper-case hex).
     public static func escape(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                bytes.append(byte)
-            case UInt8(ascii: " "):
-                bytes.append(UInt8(ascii: "+"))
-            default:
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            }
-        }
+        URLBuilder.appendPercentEncoded(text, to: &bytes, allowing: isKept, spaceAsPlus: true)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The bytes the serializer writes as they are: ASCII letters and digits, `*-._`.
+    private static func isKept(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+            true
+        default:
+            false
+        }
     }
 }
