@@ -45,7 +45,11 @@ extension APIClient {
             throw error
         }
         // (An interceptor's response, without a stream: its body as one chunk.)
-        let body = response.takeBody()
+        var body = response.takeBody()
+        if let progress = options.downloadProgress {
+            let total = response.headers["Content-Length"].flatMap { Int64($0) }
+            body = body.reportingProgress(to: ProgressReporter(total: total, handler: progress))
+        }
         return (response, body)
     }
 
@@ -56,47 +60,102 @@ extension APIClient {
     /// ```
     ///
     /// The body streams to a temporary file beside `fileURL` (memory stays bounded whatever
-    /// its size), which replaces `fileURL` only once the body is complete; on any failure the
-    /// temporary file is removed and `fileURL` is left as it was. Passes the chain as
-    /// ``bytes(for:stallTimeout:maxBytes:)`` does. Not resumable yet.
+    /// its size, and the disk is written off Swift's cooperative pool), which replaces
+    /// `fileURL` only once the body is complete and on disk (`fsync`). Passes the chain as
+    /// ``bytes(for:stallTimeout:maxBytes:)`` does; the endpoint's
+    /// ``RequestOptions/downloadProgress`` is told the bytes written.
+    ///
+    /// - `resumable: false` (the default): on any failure the temporary file is removed.
+    /// - `resumable: true`: a failed or cancelled download keeps its bytes in `.<name>.partial`
+    ///   beside `fileURL` (when the response had a strong `ETag` or a `Last-Modified`), and the
+    ///   next resumable download of the same URL to the same `fileURL` asks only for the rest:
+    ///   `Range: bytes=<kept>-` with `If-Range: <validator>`. A 206 continues the file; a 200
+    ///   (the resource changed, or the server ignores ranges) starts it again from its first
+    ///   byte; a 416 drops the kept bytes and downloads the whole. `Accept-Encoding: identity`
+    ///   is sent, so the bytes kept are the bytes the server counts.
+    ///
+    /// `maxBytes` bounds the whole file (kept bytes included), not the client's
+    /// `maxResponseBytes`. The response returned is the last one: a 206 when resumed.
     /// - Throws: as ``bytes(for:stallTimeout:maxBytes:)``; `responseTooLarge` past `maxBytes`;
-    ///   `unknown` with the file system's error when the file cannot be written or moved.
+    ///   `invalidResponse` for a 206 that does not start where asked; `unknown` with the file
+    ///   system's error when the file cannot be written or moved.
     @discardableResult
     public func download<Value>(
-        _ endpoint: Endpoint<Value>, to fileURL: URL, maxBytes: Int, stallTimeout: Duration = APIClient.defaultStallTimeout
+        _ endpoint: Endpoint<Value>, to fileURL: URL, maxBytes: Int, resumable: Bool = false,
+        stallTimeout: Duration = APIClient.defaultStallTimeout
     ) async throws(NetworkError) -> HTTPResponse {
-        try await download(endpoint, to: fileURL, maxBytes: maxBytes, stallTimeout: stallTimeout, observing: nil)
+        try await download(endpoint, to: fileURL, maxBytes: maxBytes, resumable: resumable, stallTimeout: stallTimeout, observing: nil)
     }
 
-    /// ``download(_:to:maxBytes:stallTimeout:)``, handing the body to `observing` before it is
-    /// read (tests read its buffer's high mark).
+    /// ``download(_:to:maxBytes:resumable:stallTimeout:)``, handing the body to `observing`
+    /// before it is read (tests read its buffer's high mark).
     func download<Value>(
-        _ endpoint: Endpoint<Value>, to fileURL: URL, maxBytes: Int, stallTimeout: Duration,
+        _ endpoint: Endpoint<Value>, to fileURL: URL, maxBytes: Int, resumable: Bool = false, stallTimeout: Duration,
         observing: (@Sendable (ResponseBytes) -> Void)?
     ) async throws(NetworkError) -> HTTPResponse {
-        let (response, bytes) = try await bytes(for: endpoint, stallTimeout: stallTimeout, maxBytes: maxBytes)
-        observing?(bytes)
-        let directory = fileURL.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).download")
+        var request = try makeRequest(endpoint.untyped)
+        let partial = resumable ? PartialDownload.resumable(for: fileURL) : .single(for: fileURL)
+        var offset = 0
+        if resumable {
+            request.headers["Accept-Encoding"] = "identity"
+            if let point = partial.resumePoint(for: request.url) {
+                offset = point.offset
+                request.headers["Range"] = "bytes=\(offset)-"
+                request.headers["If-Range"] = point.validator
+            } else {
+                partial.discard()
+            }
+        }
+        var options = endpoint.options
+        let progress = options.downloadProgress
+        options.downloadProgress = nil   // told here, with the kept bytes counted
+        let response: HTTPResponse
+        var bytes: ResponseBytes
         do {
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                throw NetworkError.unknown(underlying: CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path]))
+            (response, bytes) = try await self.bytes(for: request, options: options, stallTimeout: stallTimeout, maxBytes: maxBytes)
+        } catch let error where offset > 0 && error.statusCode == 416 {
+            // The kept bytes are no part of what the server has now: start again, whole.
+            partial.discard()
+            return try await download(endpoint, to: fileURL, maxBytes: maxBytes, resumable: true, stallTimeout: stallTimeout, observing: observing)
+        }
+        observing?(bytes)
+        do {
+            // Where the body's bytes go in the file, and the file's whole size when known.
+            var start = 0
+            var total = response.headers["Content-Length"].flatMap { Int($0) }
+            if response.status == 206 {
+                guard let range = PartialDownload.contentRange(of: response), range.start == offset else {
+                    partial.discard()   // what the server counts no longer matches what is kept
+                    throw NetworkError.invalidResponse(
+                        "the 206 answering Range bytes=\(offset)- has Content-Range \(response.headers["Content-Range"] ?? "(none)")")
+                }
+                start = offset
+                total = range.complete
             }
-            let file = try FileHandle(forWritingTo: temporary)
-            defer { try? file.close() }
-            var iterator = bytes.makeAsyncIterator()
-            while let chunk = try await iterator.next() {
-                try file.write(contentsOf: chunk)
+            if let total, total > maxBytes { throw NetworkError.responseTooLarge(limit: maxBytes) }
+            if resumable { try partial.record(url: request.url, validator: PartialDownload.validator(of: response)) }
+            if let progress {
+                bytes = bytes.reportingProgress(to: ProgressReporter(total: total.map(Int64.init), completed: Int64(start), handler: progress))
             }
-            try file.synchronize()
-            // rename(2): the destination is replaced at once, never seen half written.
-            guard rename(temporary.path, fileURL.path) == 0 else {
-                throw NetworkError.unknown(underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+            let file = try DownloadFile(url: partial.file, from: start)
+            do {
+                var written = start
+                for try await chunk in bytes {
+                    written += chunk.count
+                    if written > maxBytes { throw NetworkError.responseTooLarge(limit: maxBytes) }
+                    try await file.append(chunk)
+                }
+                try await file.finish()
+                await file.close()
+            } catch {
+                await file.close()
+                throw error
             }
+            try partial.complete(at: fileURL)
             return response
         } catch {
             bytes.cancel()
-            try? FileManager.default.removeItem(at: temporary)
+            if !(resumable && partial.isKept) { partial.discard() }
             if let error = error as? NetworkError { throw error }
             throw .unknown(underlying: error)
         }

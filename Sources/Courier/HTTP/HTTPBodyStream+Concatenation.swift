@@ -4,13 +4,13 @@ extension HTTPBodyStream {
     /// The bodies of `streams` one after another (a multipart form's parts and the bytes
     /// between them): each stream's reader is made when the one before it has ended, so at most
     /// one file is open at a time. The length is the sum of theirs when every one is known,
-    /// else unknown (sent chunked).
+    /// else unknown (sent chunked). It can be sent again only if every one of them can.
     public static func concatenating(_ streams: [HTTPBodyStream]) -> HTTPBodyStream {
         var total: Int? = 0
         for stream in streams {
             total = total.flatMap { sum in stream.length.map { sum + $0 } }
         }
-        return HTTPBodyStream(length: total) {
+        return HTTPBodyStream(length: total, isReopenable: streams.allSatisfy(\.isReopenable)) {
             var index = 0
             var reader: Reader?
             return { maxLength in

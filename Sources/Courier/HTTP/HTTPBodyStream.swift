@@ -36,12 +36,67 @@ public struct HTTPBodyStream: Sendable {
 
     /// Makes a reader positioned at the body's first byte.
     public let makeReader: @Sendable () throws -> Reader
+    /// Whether ``makeReader`` can start the body again (a file, bytes in memory): only such a
+    /// body is sent again, for a retry, a 401's renewal or a 307/308 redirect. A stream read
+    /// once (``init(length:readingOnce:)``) is sent at most once: those end the call instead.
+    public let isReopenable: Bool
 
     /// A body of `length` bytes (or unknown length, `nil`) produced by the readers `makeReader`
-    /// returns.
+    /// returns, each from the first byte: the body can be sent again.
     public init(length: Int?, makeReader: @escaping @Sendable () throws -> Reader) {
+        self.init(length: length, isReopenable: true, makeReader: makeReader)
+    }
+
+    /// A body of `length` bytes (or `nil`) that only `reader` can produce, once: a pipe, a
+    /// socket, a generator. Never sent twice (``isReopenable`` is `false`): a retry, a 401's
+    /// renewal or a 307/308 redirect that would need it again ends the call with
+    /// ``NetworkError/invalidRequest(_:)`` or the response that asked for it.
+    public init(length: Int?, readingOnce reader: @escaping Reader) {
+        let once = SingleReader(reader)
+        self.init(length: length, isReopenable: false) { try once.take() }
+    }
+
+    init(length: Int?, isReopenable: Bool, makeReader: @escaping @Sendable () throws -> Reader) {
         self.length = length
+        self.isReopenable = isReopenable
         self.makeReader = makeReader
+    }
+
+    /// The error of a second ``makeReader`` call on a stream that can be read once.
+    public struct AlreadyRead: Error, Sendable, CustomStringConvertible {
+        /// `the body stream can be read only once, and it was`.
+        public var description: String { "the body stream can be read only once, and it was" }
+    }
+
+    /// The reader of a stream read once, handed out once.
+    private final class SingleReader: @unchecked Sendable {
+        // Invariant: `reader` is read and cleared under `lock`, once; whoever took it is its
+        // only user from then on.
+        private let lock = Lock()
+        private var reader: Reader?
+
+        init(_ reader: @escaping Reader) { self.reader = reader }
+
+        func take() throws -> Reader {
+            guard let reader = lock.withLock({ () -> Reader? in defer { self.reader = nil }; return self.reader }) else {
+                throw AlreadyRead()
+            }
+            return reader
+        }
+    }
+
+    /// This body, reporting the bytes its readers give to `reporter` (from 0 again each time it
+    /// is read from the start).
+    func reportingProgress(to reporter: ProgressReporter) -> HTTPBodyStream {
+        HTTPBodyStream(length: length, isReopenable: isReopenable) {
+            let reader = try makeReader()
+            reporter.restart()
+            return { maxLength in
+                let data = try reader(maxLength)
+                if data.isEmpty { reporter.finish() } else { reporter.advance(by: data.count) }
+                return data
+            }
+        }
     }
 
     /// The bytes of `data`, read from memory (for tests and small bodies).

@@ -10,7 +10,9 @@ import Foundation
 /// - A target that is not `http`/`https`, or that leaves HTTPS for HTTP, fails with
 ///   ``NetworkError/securityError(_:)``.
 /// - 301, 302 and 303 turn any method but `HEAD` into a `GET` without a body (and without the
-///   headers that described it); 307 and 308 keep the method and the body.
+///   headers that described it); 307 and 308 keep the method and the body, which a body
+///   stream read once (``HTTPBodyStream/isReopenable``) cannot: that fails with
+///   ``NetworkError/invalidRequest(_:)``.
 /// - A hop to another origin (scheme, host or port) drops `Authorization`,
 ///   `Proxy-Authorization` and `Cookie`, so credentials never reach a host they were not meant
 ///   for.
@@ -51,7 +53,11 @@ enum RedirectRule {
         if [301, 302, 303].contains(response.status), request.method != .head {
             next.method = .get
             next.body = nil
+            next.bodyStream = nil
             for name in bodyHeaders { next.headers.remove(name: name) }
+        } else if request.bodyStream?.isReopenable == false {
+            return .refuse(.invalidRequest(
+                "the \(response.status) redirect asks for the body again, and its stream can be read only once"))
         }
         if HTTPOrigin(target) != request.origin {
             for name in credentialHeaders { next.headers.remove(name: name) }

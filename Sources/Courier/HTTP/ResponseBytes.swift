@@ -78,6 +78,12 @@ public struct ResponseBytes: AsyncSequence, Sendable {
         return data
     }
 
+    /// The same body, telling `reporter` the bytes as they are read: read the result, not
+    /// this sequence.
+    func reportingProgress(to reporter: ProgressReporter) -> ResponseBytes {
+        ResponseBytes(source: CountedBodySource(self, reporter: reporter))
+    }
+
     /// The most bytes the transport held received but not yet read, for this body.
     var maxBufferedBytes: Int { owner.source.maxBufferedBytes }
 }

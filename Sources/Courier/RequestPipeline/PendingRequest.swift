@@ -22,14 +22,17 @@ final class PendingRequest: Sendable {
     let requiresAuth: Bool
     /// Set for a streamed call (the transport step streams its response).
     let stream: StreamSettings?
+    /// Told the request body's progress, each time it is sent.
+    let uploadProgress: (@Sendable (TransferProgress) -> Void)?
     /// Where the outcome goes.
     let reply: Reply<HTTPResponse>
 
     init(
         id: RequestID, request: HTTPRequest, created: Duration, deadline: Duration, attemptTimeout: Duration,
         retryPolicy: RetryPolicy?, redirects: RedirectPolicy? = nil, requiresAuth: Bool, stream: StreamSettings? = nil,
-        reply: Reply<HTTPResponse>
+        uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil, reply: Reply<HTTPResponse>
     ) {
+        self.uploadProgress = uploadProgress
         self.stream = stream
         self.redirects = redirects
         self.id = id

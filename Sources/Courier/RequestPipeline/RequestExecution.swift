@@ -102,7 +102,7 @@ struct RequestExecution: Sendable {
             // A 401 to the session's token: get a newer one (the token store makes one refresh
             // for any number of such requests) and replay once; a second 401 is final.
             if case .response(let response) = outcome, response.status == 401, !renewedCredential,
-               let version = sent.credentialVersion, let tokens = configuration.tokens {
+               sent.bodyStream?.isReopenable != false, let version = sent.credentialVersion, let tokens = configuration.tokens {
                 renewedCredential = true
                 do throws(NetworkError) {
                     _ = try await tokens.renewed(after: version)
@@ -219,7 +219,8 @@ struct RequestExecution: Sendable {
         case .transport:
             return try await exchange(
                 &request, followed: &redirects, id: attempt.pending.id, redirects: attempt.pending.redirects ?? configuration.redirects,
-                until: attempt.limit, stream: attempt.pending.stream, publishing: attempt.publishing)
+                until: attempt.limit, stream: attempt.pending.stream, uploadProgress: attempt.pending.uploadProgress,
+                publishing: attempt.publishing)
         }
     }
 
@@ -254,7 +255,8 @@ struct RequestExecution: Sendable {
     /// the end of its head, its body still arriving (``HTTPResponse/streamedBody``).
     private nonisolated(nonsending) func exchange(
         _ request: inout HTTPRequest, followed hops: inout Int, id: RequestID, redirects: RedirectPolicy,
-        until limit: (end: Duration, kind: NetworkError.TimeoutLimit), stream: StreamSettings?, publishing: Bool
+        until limit: (end: Duration, kind: NetworkError.TimeoutLimit), stream: StreamSettings?,
+        uploadProgress: (@Sendable (TransferProgress) -> Void)?, publishing: Bool
     ) async throws(NetworkError) -> HTTPResponse {
         var received = 0
         while true {
@@ -262,12 +264,14 @@ struct RequestExecution: Sendable {
             guard left > .zero else { throw .timeout(limit.kind, underlying: nil) }
             request.timeout = left
             request.maximumResponseSize = configuration.maxResponseBytes - received
+            // What goes on the wire: with progress asked for, the body as a counted stream.
+            let sent = uploadProgress.map { Self.reportingUpload(of: request, to: $0) } ?? request
             let response: HTTPResponse
             do {
                 if let stream {
-                    response = try await streamed(request, stream, bodyLimit: configuration.maxResponseBytes - received)
+                    response = try await streamed(sent, stream, bodyLimit: configuration.maxResponseBytes - received)
                 } else {
-                    response = try await configuration.transport.send(request)
+                    response = try await configuration.transport.send(sent)
                 }
             } catch .timeout(_, let cause) {
                 throw .timeout(limit.kind, underlying: cause)
@@ -296,6 +300,16 @@ struct RequestExecution: Sendable {
                 request = next
             }
         }
+    }
+
+    /// `request` with its body (bytes or a stream) sent as a stream that tells `handler` its
+    /// progress.
+    private static func reportingUpload(of request: HTTPRequest, to handler: @escaping @Sendable (TransferProgress) -> Void) -> HTTPRequest {
+        var request = request
+        guard let stream = request.bodyStream ?? request.body.map(HTTPBodyStream.data) else { return request }
+        request.body = nil
+        request.bodyStream = stream.reportingProgress(to: ProgressReporter(total: stream.length.map(Int64.init), handler: handler))
+        return request
     }
 
     /// One streamed exchange: a 2xx is returned at its head, its body in

@@ -26,6 +26,14 @@ public struct RequestOptions: Sendable {
     /// Which redirects this request follows (``RedirectPolicy/doNotFollow`` to see every 3xx).
     /// Default: the client's ``APIClient/Configuration/redirects``.
     public var redirects: RedirectPolicy?
+    /// Called with the request body's progress as the transport reads it (from 0 again when
+    /// a retry or a redirect sends it again), at most every 100 ms, and once at its end.
+    /// Called on the transport's thread: return quickly. Default `nil`.
+    public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
+    /// Called with the response body's progress as the caller reads it, for the streamed calls
+    /// (``APIClient/bytes(for:stallTimeout:maxBytes:)``, ``APIClient/download(_:to:maxBytes:resumable:stallTimeout:)``),
+    /// at most every 100 ms and once at its end. Default `nil`.
+    public var downloadProgress: (@Sendable (TransferProgress) -> Void)?
     /// Set for a streamed call: its 2xx body is handed over as it arrives, never cached.
     var stream: StreamSettings?
 
@@ -38,8 +46,12 @@ public struct RequestOptions: Sendable {
         cachePolicy: CachePolicy? = nil,
         cacheTTL: CacheTTL? = nil,
         offline: OfflineBehavior = .fail,
-        redirects: RedirectPolicy? = nil
+        redirects: RedirectPolicy? = nil,
+        uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
+        downloadProgress: (@Sendable (TransferProgress) -> Void)? = nil
     ) {
+        self.uploadProgress = uploadProgress
+        self.downloadProgress = downloadProgress
         self.offline = offline
         self.redirects = redirects
         self.attemptTimeout = attemptTimeout

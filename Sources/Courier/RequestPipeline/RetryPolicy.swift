@@ -80,6 +80,8 @@ public struct RetryPolicy: Sendable, Equatable {
     ) -> Decision {
         guard attempt < maxAttempts else { return .stop }
         guard request.method.isIdempotent || request.headers.contains("Idempotency-Key") else { return .stop }
+        // A body that can be read only once is gone after the first attempt.
+        guard request.bodyStream?.isReopenable != false else { return .stop }
         let reason: String
         switch outcome {
         case .response(let response):

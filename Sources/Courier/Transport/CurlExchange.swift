@@ -259,8 +259,9 @@ final class CurlExchange: @unchecked Sendable {
     }
 
     /// Starts the body stream again from its first byte (libcurl resends a body when a reused
-    /// connection turns out to be closed).
+    /// connection turns out to be closed); `false` for a stream read once that was begun.
     func rewindBody() -> Bool {
+        if reader != nil, bodyStream?.isReopenable == false { return false }
         reader = nil
         pending = Data()
         bytesRead = 0
