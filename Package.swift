@@ -37,7 +37,8 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier", "CourierTesting", "OfflineWriter"],
-            exclude: ["Support/scripted_server.py", "Support/hostile_server.py", "Support/tls_server.py", "Support/httpbin_server.py"]
+            exclude: ["Support/scripted_server.py", "Support/hostile_server.py", "Support/tls_server.py", "Support/httpbin_server.py",
+                      "Support/graphql_server.py"]
         ),
     ],
     swiftLanguageModes: [.v6]

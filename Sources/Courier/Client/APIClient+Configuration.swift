@@ -215,6 +215,9 @@ extension APIClient {
         public var retryBudget: RetryBudget
         /// JSON settings for bodies and responses. Default: keys as they are, ISO-8601 dates.
         public var json: JSONCoding
+        /// Where GraphQL operations go and how (``APIClient/graphQL``). Default: `POST`s to
+        /// `graphql` under the base URL, no persisted queries.
+        public var graphQL = GraphQL()
         /// Per-attempt timeout and whole-request deadline. Default 60 s and 120 s.
         public var timeouts: Timeouts
         /// Requests in flight and queued, and the response size limit. Default 64, 1024, 10 MiB.

@@ -141,6 +141,9 @@ public final class APIClient: Sendable {
     public var session: ClientSession { ClientSession(client: self) }
     /// Invalidate, clear, the cache's counters and storage events.
     public var cache: ClientCache { ClientCache(client: self) }
+    /// GraphQL queries, mutations and subscriptions through the same chain (``ClientGraphQL``).
+    public var graphQL: ClientGraphQL { ClientGraphQL(client: self) }
+
     /// The offline queue: enqueue, items, retry, remove, conflicts, sync, events and progress.
     public var offline: ClientOfflineQueue { ClientOfflineQueue(client: self) }
     /// The connectivity monitor's state, reports and changes.

@@ -141,21 +141,22 @@ final class RequestChain: Sendable {
         }
     }
 
-    /// A GET the cache may answer: a fresh hit from the shelf without a message, anything else
-    /// by the cache actor. A write that succeeded makes the stored reads of its URL stale.
+    /// A GET (or a read with its own key, ``RequestOptions/readKey``) the cache may answer: a
+    /// fresh hit from the shelf without a message, anything else by the cache actor. A write
+    /// that succeeded makes the stored reads of its URL stale.
     private nonisolated(nonsending) func cached(
         _ request: HTTPRequest, _ options: RequestOptions, next: Int
     ) async throws(NetworkError) -> HTTPResponse {
         guard let cache else { return try await proceed(request, options, from: next) }
         // A stream is never cached (nor answered from the cache): its body is the caller's alone.
         if options.stream != nil, request.method == .get { return try await proceed(request, options, from: next) }
-        guard request.method == .get else {
+        guard request.method == .get || options.readKey != nil else {
             let response = try await proceed(request, options, from: next)
             if Self.unsafeMethods.contains(request.method) { cache.forget(.invalidate(url: request.url.absoluteString)) }
             return response
         }
         // Entries are filed under the parsed URL's text, which is what invalidations name.
-        let url = request.url.absoluteString
+        let url = options.readKey ?? request.url.absoluteString
         guard let identity = cacheIdentity(of: request, url: url, options) else { return try await proceed(request, options, from: next) }
         let key = CacheKey(url: url, identity: identity)
         let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)

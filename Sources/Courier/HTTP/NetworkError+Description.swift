@@ -32,6 +32,7 @@ extension NetworkError: CustomStringConvertible {
         case .storageFailed(let reason): base = "storageFailed: \(reason)"
         case .componentUnavailable(let name): base = "componentUnavailable(\(name))"
         case .componentRestarted(let name): base = "componentRestarted(\(name))"
+        case .graphQL(let failure): base = "graphQL (\(failure.errors.count) errors): \(failure)"
         case .unknown: base = "unknown"
         }
         var text = base

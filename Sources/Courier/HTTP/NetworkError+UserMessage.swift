@@ -20,7 +20,7 @@ extension NetworkError {
         case .notModified: sentence = messages.notModified
         case .serverError(let response) where (400..<500).contains(response.status): sentence = messages.refused
         case .serverError(let response) where response.status >= 500: sentence = messages.serverProblem
-        case .serverError, .invalidResponse, .malformedResponse, .tooManyRedirects: sentence = messages.unexpectedAnswer
+        case .serverError, .graphQL, .invalidResponse, .malformedResponse, .tooManyRedirects: sentence = messages.unexpectedAnswer
         case .decodingError: sentence = messages.unreadableResponse
         case .securityError: sentence = messages.notSecure
         case .responseTooLarge: sentence = messages.tooLarge

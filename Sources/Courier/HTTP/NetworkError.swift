@@ -84,6 +84,9 @@ public enum NetworkError: Error, Sendable {
     /// The component failed while handling this request and is being restarted; the request
     /// may or may not have had an effect.
     case componentRestarted(String)
+    /// The GraphQL response had `errors`: each one's message, path, locations and extensions,
+    /// the partial data beside them, and the HTTP response (any status).
+    case graphQL(GraphQLFailure)
     /// Anything else, with its cause.
     case unknown(underlying: (any Error)?)
 
@@ -98,6 +101,7 @@ public enum NetworkError: Error, Sendable {
         case .forbidden(let response), .notFound(let response), .conflict(let response),
              .notModified(let response), .serverError(let response):
             response
+        case .graphQL(let failure): failure.response
         default: nil
         }
     }
@@ -121,7 +125,7 @@ public enum NetworkError: Error, Sendable {
             return status == 408 || status == 429 || (status >= 500 && status != 501 && status != 505)
         case .invalidURL, .invalidRequest, .invalidResponse, .unauthorized, .invalidToken, .forbidden, .notFound,
              .conflict, .notModified, .tooManyRedirects, .decodingError, .encodingError, .securityError,
-             .responseTooLarge, .notCached, .queued, .queueFull, .storageFailed, .cancelled, .componentUnavailable, .unknown:
+             .responseTooLarge, .notCached, .queued, .queueFull, .storageFailed, .cancelled, .componentUnavailable, .graphQL, .unknown:
             return false
         }
     }

@@ -24,14 +24,21 @@ final class PendingRequest: Sendable {
     let stream: StreamSettings?
     /// Told the request body's progress, each time it is sent.
     let uploadProgress: (@Sendable (TransferProgress) -> Void)?
+    /// Whether it only reads, whatever its method (``RequestOptions/readKey``): retried as a GET.
+    let isRead: Bool
+    /// Whether a response refuses the credential, beside a 401.
+    let credentialRejected: (@Sendable (HTTPResponse) -> Bool)?
     /// Where the outcome goes.
     let reply: Reply<HTTPResponse>
 
     init(
         id: RequestID, request: HTTPRequest, created: Duration, deadline: Duration, attemptTimeout: Duration,
         retryPolicy: RetryPolicy?, redirects: RedirectPolicy? = nil, requiresAuth: Bool, stream: StreamSettings? = nil,
-        uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil, reply: Reply<HTTPResponse>
+        uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil, isRead: Bool = false,
+        credentialRejected: (@Sendable (HTTPResponse) -> Bool)? = nil, reply: Reply<HTTPResponse>
     ) {
+        self.isRead = isRead
+        self.credentialRejected = credentialRejected
         self.uploadProgress = uploadProgress
         self.stream = stream
         self.redirects = redirects

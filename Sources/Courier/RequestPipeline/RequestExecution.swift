@@ -97,11 +97,14 @@ struct RequestExecution: Sendable {
             redirects = followed
             if Task.isCancelled || pending.reply.isAnswered { return (.failure(.cancelled), attempt, redirects) }
 
+            let refused = if case .response(let response) = outcome {
+                response.status == 401 || (response.status < 400 && pending.credentialRejected?(response) == true)
+            } else { false }
             // A success is final: skip the retry decision (and its clock and random reads).
-            if case .response(let response) = outcome, response.status < 400 { return (outcome, attempt, redirects) }
+            if !refused, case .response(let response) = outcome, response.status < 400 { return (outcome, attempt, redirects) }
             // A 401 to the session's token: get a newer one (the token store makes one refresh
             // for any number of such requests) and replay once; a second 401 is final.
-            if case .response(let response) = outcome, response.status == 401, !renewedCredential,
+            if refused, !renewedCredential,
                sent.bodyStream?.isReopenable != false, let version = sent.credentialVersion, let tokens = configuration.tokens {
                 renewedCredential = true
                 do throws(NetworkError) {
@@ -116,7 +119,7 @@ struct RequestExecution: Sendable {
             }
             // Judged on the request as sent: an interceptor may have added an Idempotency-Key.
             let decision = (pending.retryPolicy ?? configuration.retryPolicy).decide(
-                attempt: attempt, request: sent, outcome: outcome,
+                attempt: attempt, request: sent, isRead: pending.isRead, outcome: outcome,
                 now: configuration.clock.currentDate, randomUnit: configuration.random.nextUnit())
             guard case .retry(let delay, let reason) = decision,
                   configuration.clock.now + delay < pending.deadline,

@@ -36,6 +36,12 @@ public struct RequestOptions: Sendable {
     public var downloadProgress: (@Sendable (TransferProgress) -> Void)?
     /// Set for a streamed call: its 2xx body is handed over as it arrives, never cached.
     var stream: StreamSettings?
+    /// Set for a read sent with an unsafe method (a GraphQL query `POST`ed): the cache files it
+    /// under this key (coalescing identical ones), and it is retried as an idempotent request.
+    var readKey: String?
+    /// Set when a 2xx can say the credential was refused (a GraphQL `UNAUTHENTICATED`): such a
+    /// response goes through the 401 renewal (one refresh for a storm, one replay).
+    var credentialRejected: (@Sendable (HTTPResponse) -> Bool)?
 
     /// Creates options; every parameter defaults to the client's behaviour.
     public init(

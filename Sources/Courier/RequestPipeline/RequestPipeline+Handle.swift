@@ -73,7 +73,8 @@ extension RequestPipeline {
                 id: id, request: request, created: now, deadline: now + (options.deadline ?? configuration.requestDeadline),
                 attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
                 retryPolicy: options.retryPolicy, redirects: options.redirects, requiresAuth: options.requiresAuth,
-                stream: options.stream, uploadProgress: options.uploadProgress, reply: reply)
+                stream: options.stream, uploadProgress: options.uploadProgress, isRead: options.readKey != nil,
+                credentialRejected: options.credentialRejected, reply: reply)
         }
 
         /// A new request identifier.

@@ -76,10 +76,10 @@ public struct RetryPolicy: Sendable, Equatable {
     ///   - now: the wall-clock date, to read `Retry-After` HTTP-dates.
     ///   - randomUnit: a uniform value in `0 ..< 1` for jitter.
     func decide(
-        attempt: Int, request: HTTPRequest, outcome: AttemptOutcome, now: Date, randomUnit: Double
+        attempt: Int, request: HTTPRequest, isRead: Bool = false, outcome: AttemptOutcome, now: Date, randomUnit: Double
     ) -> Decision {
         guard attempt < maxAttempts else { return .stop }
-        guard request.method.isIdempotent || request.headers.contains("Idempotency-Key") else { return .stop }
+        guard isRead || request.method.isIdempotent || request.headers.contains("Idempotency-Key") else { return .stop }
         // A body that can be read only once is gone after the first attempt.
         guard request.bodyStream?.isReopenable != false else { return .stop }
         let reason: String

@@ -1,0 +1,264 @@
+import Foundation
+
+/// GraphQL over HTTP through the client's whole chain (interceptors, auth and its refresh,
+/// retries, the cache, the offline queue): `client.graphQL`. Where operations go and how is
+/// ``APIClient/Configuration/graphQL``.
+///
+/// ```swift
+/// let hero = try await client.graphQL.fetch(HeroQuery(variables: .init(id: "1000"))).hero
+/// ```
+///
+/// - **Queries** use the request's cache policy (Apollo's `returnCacheDataElseFetch` is
+///   ``CachePolicy/cacheFirst``, `fetchIgnoringCacheData` ``CachePolicy/networkOnly``,
+///   `returnCacheDataDontFetch` ``CachePolicy/cacheOnly``; `returnCacheDataAndFetch` is a
+///   response's `stale-while-revalidate`), filed under the endpoint's URL, the operation's name,
+///   the document's SHA-256 and the variables' canonical JSON (key order does not matter), and
+///   per signed-in identity. Identical concurrent queries share one request. A result with
+///   errors is not kept. Queries are retried as GETs are.
+/// - **Mutations** are never cached; they are retried only with an `Idempotency-Key`, and go to
+///   the offline queue with ``OfflineBehavior/queueWhenOffline`` like any write. Say what they
+///   make stale with ``invalidate(_:)``.
+/// - An error whose `extensions.code` is `UNAUTHENTICATED` is handled as a 401: one refresh of
+///   the session (shared by every request that saw it), one replay.
+/// - Data is decoded with a plain `JSONDecoder` (GraphQL's names are the schema's), not the
+///   client's ``JSONCoding``.
+public struct ClientGraphQL: Sendable {
+    let client: APIClient
+
+    /// Runs `query` and returns its data.
+    /// - Throws: ``NetworkError/graphQL(_:)`` when the response has errors (with the partial
+    ///   data), or what ``APIClient/send(_:)`` throws.
+    public func fetch<Query: GraphQLQuery>(
+        _ query: Query, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
+    ) async throws(NetworkError) -> Query.Data {
+        try Self.data(of: try await result(for: query, headers: headers, options: options))
+    }
+
+    /// Runs `mutation` and returns its data; as ``fetch(_:headers:options:)``, never cached.
+    /// Give it an `Idempotency-Key` in `headers` to have it retried (and replayed from the
+    /// offline queue under that key).
+    public func perform<Mutation: GraphQLMutation>(
+        _ mutation: Mutation, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
+    ) async throws(NetworkError) -> Mutation.Data {
+        try Self.data(of: try await result(for: mutation, headers: headers, options: options))
+    }
+
+    /// Runs `operation` and returns its whole result: the data (partial or none) and the errors
+    /// beside it, without throwing for GraphQL errors. A non-2xx whose body is a GraphQL
+    /// response throws ``NetworkError/graphQL(_:)`` with its errors.
+    public func result<Operation: GraphQLOperation>(
+        for operation: Operation, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
+    ) async throws(NetworkError) -> GraphQLResult<Operation.Data> {
+        guard Operation.kind != .subscription else {
+            throw .invalidRequest("\(Operation.operationName) is a subscription: use subscribe(_:headers:options:stallTimeout:maxPartBytes:)")
+        }
+        let variables = try GraphQLRequestBody.variablesJSON(operation.variables)
+        let persisted = client.configuration.graphQL.persistedQueries
+        var sendsDocument = !persisted
+        while true {
+            let (request, options) = try makeRequest(
+                operation, variables: variables, sendsDocument: sendsDocument, headers: headers, options: options)
+            let response: HTTPResponse
+            do {
+                response = try await client.data(for: request, options: options)
+            } catch {
+                guard let answer = error.response, let errors = GraphQLEnvelope.errors(in: answer.body), !errors.isEmpty else { throw error }
+                if !sendsDocument, errors.contains(where: Self.asksForDocument) { sendsDocument = true; continue }
+                throw .graphQL(GraphQLFailure(errors: errors, data: nil, response: answer))
+            }
+            let result = try GraphQLEnvelope.result(Operation.Data.self, from: response, decoder: JSONDecoder())
+            if !result.errors.isEmpty, let key = options.readKey {
+                client.components.cache?.forget(.invalidate(url: key))
+            }
+            if !sendsDocument, result.errors.contains(where: Self.asksForDocument) {
+                sendsDocument = true
+                continue
+            }
+            return result
+        }
+    }
+
+    /// Subscribes to `subscription` over HTTP (Apollo's multipart protocol: one `POST`
+    /// answered by a `multipart/mixed` body of results) and returns its results as they come.
+    ///
+    /// ```swift
+    /// for try await result in client.graphQL.subscribe(ReviewAdded(variables: .init(episode: "JEDI"))) {
+    ///     print(result.data?.reviewAdded.stars ?? 0, result.errors)
+    /// }
+    /// ```
+    ///
+    /// The request passes the chain as ``APIClient/bytes(for:stallTimeout:maxBytes:)``'s does
+    /// (interceptors, auth and its 401 refresh, the guard, logging; never the cache). Heartbeats
+    /// are skipped; `stallTimeout` bounds the wait for the next part (heartbeats included).
+    /// The sequence ends when the server ends the subscription, and throws when the connection
+    /// fails (transport errors end it: no reconnection), when the server sends errors without
+    /// a payload (``NetworkError/graphQL(_:)``), or a part larger than `maxPartBytes`
+    /// (``NetworkError/responseTooLarge(limit:)``). Cancelling the task that reads it, or
+    /// dropping it, closes the connection.
+    public func subscribe<Subscription: GraphQLSubscription>(
+        _ subscription: Subscription, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions(),
+        stallTimeout: Duration = APIClient.defaultStallTimeout, maxPartBytes: Int = 1 << 20
+    ) -> AsyncThrowingStream<GraphQLResult<Subscription.Data>, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do throws(NetworkError) {
+                    try await receive(subscription, headers: headers, options: options, stallTimeout: stallTimeout, maxPartBytes: maxPartBytes) {
+                        continuation.yield($0)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func receive<Subscription: GraphQLSubscription>(
+        _ subscription: Subscription, headers: HTTPHeaders, options: RequestOptions, stallTimeout: Duration, maxPartBytes: Int,
+        yield: (GraphQLResult<Subscription.Data>) -> Void
+    ) async throws(NetworkError) {
+        let variables = try GraphQLRequestBody.variablesJSON(subscription.variables)
+        var headers = headers
+        if !headers.contains("Accept") { headers["Accept"] = "multipart/mixed;subscriptionSpec=\"1.0\", application/json" }
+        let (request, options) = try makeRequest(subscription, variables: variables, sendsDocument: true, headers: headers, options: options)
+        let (response, bytes) = try await client.bytes(for: request, options: options, stallTimeout: stallTimeout)
+        let contentType = response.headers["Content-Type"] ?? ""
+        guard contentType.lowercased().hasPrefix("multipart/mixed") else {
+            // A single JSON answer: the server refused the subscription (errors) or sent one result.
+            var whole = response
+            whole.body = try await bytes.collect(upTo: maxPartBytes)
+            let result = try GraphQLEnvelope.result(Subscription.Data.self, from: whole, decoder: JSONDecoder())
+            if result.data == nil, !result.errors.isEmpty { throw .graphQL(GraphQLFailure(errors: result.errors, data: nil, response: whole)) }
+            yield(result)
+            return
+        }
+        var parser = MultipartMixedParser(boundary: MultipartMixedParser.boundary(inContentType: contentType), maxPartBytes: maxPartBytes)
+        for try await chunk in bytes {
+            let bodies: [Data]
+            do {
+                bodies = try parser.feed(chunk)
+            } catch {
+                bytes.cancel()
+                throw .responseTooLarge(limit: maxPartBytes)
+            }
+            for body in bodies {
+                let part: GraphQLSubscriptionPart<Subscription.Data>
+                do {
+                    part = try JSONDecoder().decode(GraphQLSubscriptionPart<Subscription.Data>.self, from: body)
+                } catch {
+                    bytes.cancel()
+                    throw .decodingError(underlying: error, bodyPrefix: String(decoding: body.prefix(256), as: UTF8.self))
+                }
+                switch part.kind {
+                case .heartbeat:
+                    continue
+                case .result(let payload):
+                    var partResponse = response
+                    partResponse.body = body
+                    yield(GraphQLResult(data: payload.data, errors: payload.errors ?? [], extensions: payload.extensions, response: partResponse))
+                case .end:
+                    bytes.cancel()
+                    return
+                case .failure(let errors):
+                    bytes.cancel()
+                    throw .graphQL(GraphQLFailure(errors: errors, data: nil, response: response))
+                }
+            }
+            if parser.isFinished { return }
+        }
+    }
+
+    /// Forgets every stored result of `query`'s operation, whatever its variables: what a
+    /// mutation made stale.
+    public func invalidate<Query: GraphQLQuery>(_ query: Query.Type) throws(NetworkError) {
+        let endpoint = try client.makeRequest(Endpoint<Data>(
+            path: client.configuration.graphQL.path, version: client.configuration.graphQL.version).untyped).url.absoluteString
+        client.components.cache?.forget(.invalidatePrefix(Self.readKeyPrefix(endpoint: endpoint, operationName: Query.operationName)))
+    }
+
+    // MARK: Requests
+
+    /// The HTTP request of `operation` (GraphQL over HTTP), and the options it goes with.
+    func makeRequest<Operation: GraphQLOperation>(
+        _ operation: Operation, variables: Data?, sendsDocument: Bool, headers: HTTPHeaders, options: RequestOptions
+    ) throws(NetworkError) -> (HTTPRequest, RequestOptions) {
+        let settings = client.configuration.graphQL
+        let hash = GraphQLRequestBody.hash(of: Operation.document)
+        let extensions: [String: JSONValue]? = settings.persistedQueries
+            ? ["persistedQuery": .object(["version": .number(1), "sha256Hash": .string(hash)])] : nil
+        var headers = headers
+        if !headers.contains("Accept") { headers["Accept"] = "application/graphql-response+json, application/json" }
+        var options = options
+        options.credentialRejected = Self.refusesCredential
+        // A persisted query's document goes when the server asked for it: that answer is the
+        // network's, not the cache's.
+        if settings.persistedQueries, sendsDocument { options.cachePolicy = .networkOnly }
+        let endpoint: Endpoint<Data>
+        if Operation.kind == .query, settings.queriesAsGET {
+            var query: [URLQueryItem] = []
+            if sendsDocument { query.append(URLQueryItem(name: "query", value: Operation.document)) }
+            if !Operation.operationName.isEmpty { query.append(URLQueryItem(name: "operationName", value: Operation.operationName)) }
+            if let variables { query.append(URLQueryItem(name: "variables", value: String(decoding: variables, as: UTF8.self))) }
+            if let extensions { query.append(URLQueryItem(name: "extensions", value: try Self.json(extensions))) }
+            endpoint = Endpoint(path: settings.path, query: query, headers: headers, version: settings.version, options: options)
+        } else {
+            var members: [Data] = []
+            if sendsDocument { members.append(Data("\"query\":\(try Self.json(Operation.document))".utf8)) }
+            if !Operation.operationName.isEmpty {
+                members.append(Data("\"operationName\":\(try Self.json(Operation.operationName))".utf8))
+            }
+            if let variables { members.append(Data("\"variables\":".utf8) + variables) }
+            if let extensions { members.append(Data("\"extensions\":\(try Self.json(extensions))".utf8)) }
+            let body = Data("{".utf8) + members.joined(separator: Data(",".utf8)) + Data("}".utf8)
+            endpoint = Endpoint(
+                path: settings.path, method: .post, headers: headers, body: .data(body, contentType: "application/json"),
+                version: settings.version, options: options)
+        }
+        let request = try client.makeRequest(endpoint.untyped)
+        if Operation.kind == .query, request.method == .post {
+            options.readKey = Self.readKeyPrefix(endpoint: request.url.absoluteString, operationName: Operation.operationName)
+                + "/\(hash)/" + (variables.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        }
+        return (request, options)
+    }
+
+    /// What a POSTed query's cache key starts with: the endpoint and the operation's name.
+    static func readKeyPrefix(endpoint: String, operationName: String) -> String {
+        "\(endpoint)#\(operationName.isEmpty ? "anonymous" : operationName)"
+    }
+
+    private static func json(_ value: some Encodable) throws(NetworkError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            throw .encodingError(underlying: error)
+        }
+    }
+
+    // MARK: Results
+
+    private static func data<Value>(of result: GraphQLResult<Value>) throws(NetworkError) -> Value {
+        guard result.errors.isEmpty else { throw .graphQL(GraphQLFailure(errors: result.errors, data: result.data, response: result.response)) }
+        guard let data = result.data else {
+            throw .decodingError(
+                underlying: DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "the response has no data and no errors")),
+                bodyPrefix: String(decoding: result.response.body.prefix(256), as: UTF8.self))
+        }
+        return data
+    }
+
+    /// Whether a GraphQL response says the credential was refused (`UNAUTHENTICATED`). Looks
+    /// for the word before parsing anything: most responses do not have it.
+    @Sendable static func refusesCredential(_ response: HTTPResponse) -> Bool {
+        guard response.body.range(of: Data("UNAUTHENTICATED".utf8)) != nil else { return false }
+        return GraphQLEnvelope.errors(in: response.body)?.contains { $0.code == "UNAUTHENTICATED" } ?? false
+    }
+
+    /// Whether the server asks for the document a persisted query left out.
+    private static func asksForDocument(_ error: GraphQLError) -> Bool {
+        error.code == "PERSISTED_QUERY_NOT_FOUND" || error.message == "PersistedQueryNotFound"
+    }
+}

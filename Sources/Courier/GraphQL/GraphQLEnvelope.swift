@@ -1,0 +1,45 @@
+import Foundation
+
+/// A GraphQL response body (`{data, errors, extensions}`), read in two passes: errors and
+/// extensions first, so that data which fails to decode beside errors (a partial result whose
+/// `null`s the app's types do not allow) still leaves the errors to report.
+enum GraphQLEnvelope {
+    private struct Head: Decodable {
+        let errors: [GraphQLError]?
+        let extensions: [String: JSONValue]?
+    }
+
+    private struct Payload<Data: Decodable>: Decodable {
+        let data: Data?
+    }
+
+    /// Whether `body` looks like a GraphQL response (a JSON object with `data` or `errors`).
+    static func errors(in body: Foundation.Data) -> [GraphQLError]? {
+        (try? JSONDecoder().decode(Head.self, from: body))?.errors
+    }
+
+    /// The result `response` carries.
+    /// - Throws: ``NetworkError/decodingError(underlying:bodyPrefix:)`` when the body is not a
+    ///   GraphQL response, or its data does not decode and there are no errors to explain why.
+    static func result<Data: Decodable & Sendable>(
+        _ type: Data.Type, from response: HTTPResponse, decoder: JSONDecoder
+    ) throws(NetworkError) -> GraphQLResult<Data> {
+        let head: Head
+        do {
+            head = try decoder.decode(Head.self, from: response.body)
+        } catch {
+            throw .decodingError(underlying: error, bodyPrefix: String(decoding: response.body.prefix(256), as: UTF8.self))
+        }
+        let errors = head.errors ?? []
+        let data: Data?
+        do {
+            data = try decoder.decode(Payload<Data>.self, from: response.body).data
+        } catch {
+            guard !errors.isEmpty else {
+                throw .decodingError(underlying: error, bodyPrefix: String(decoding: response.body.prefix(256), as: UTF8.self))
+            }
+            data = nil
+        }
+        return GraphQLResult(data: data, errors: errors, extensions: head.extensions, response: response)
+    }
+}

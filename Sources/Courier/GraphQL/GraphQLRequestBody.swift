@@ -1,0 +1,54 @@
+import Foundation
+
+/// What a GraphQL operation sends (GraphQL over HTTP): `query`, `operationName`, `variables`
+/// and `extensions`, as a POST's JSON body or a GET's query parameters. Variables are encoded
+/// canonically (sorted keys), so equal variables give equal bytes whatever their order, and so
+/// the same cache key.
+struct GraphQLRequestBody: Encodable {
+    let query: String?
+    let operationName: String
+    let variables: GraphQLVariablesJSON?
+    let extensions: [String: [String: JSONValue]]?
+
+    /// Variables already encoded, written as they are.
+    struct GraphQLVariablesJSON: Encodable {
+        let value: JSONValue
+        func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+    }
+
+    /// The canonical JSON of `variables`; `nil` for an operation without any.
+    static func variablesJSON<Variables: Encodable>(_ variables: Variables) throws(NetworkError) -> Data? {
+        if Variables.self == GraphQLNoVariables.self { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(variables)
+        } catch {
+            throw .encodingError(underlying: error)
+        }
+    }
+
+    /// The name of the first operation `document` defines (`query Hero($id: ID!) {…}` →
+    /// `Hero`); `nil` for an anonymous one (`{ hero { name } }`, `query { … }`).
+    static func operationName(in document: String) -> String? {
+        var text = document[...]
+        while true {
+            text = text.drop { $0.isWhitespace || $0 == "," }
+            guard text.first == "#" else { break }
+            text = text.drop { $0 != "\n" }   // a comment
+        }
+        for keyword in ["query", "mutation", "subscription"] where text.hasPrefix(keyword) {
+            let rest = text.dropFirst(keyword.count)
+            guard let first = rest.first, first.isWhitespace || first == "(" || first == "{" || first == "@" else { continue }
+            let name = rest.drop(while: \.isWhitespace).prefix { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+            guard let initial = name.first, !initial.isNumber else { return nil }
+            return String(name)
+        }
+        return nil
+    }
+
+    /// The SHA-256 of `document`, in lower-case hex (persisted queries, cache keys).
+    static func hash(of document: String) -> String {
+        SHA256Digest.hex(of: Data(document.utf8))
+    }
+}

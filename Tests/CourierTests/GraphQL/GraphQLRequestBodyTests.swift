@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// What an operation sends: its name from the document, canonical variables, the document's hash.
+@Suite struct GraphQLRequestBodyTests {
+    @Test("the operation's name is the document's; none for an anonymous operation")
+    func operationName() {
+        #expect(GraphQLRequestBody.operationName(in: "query Hero($id: ID!) { hero(id: $id) { name } }") == "Hero")
+        #expect(GraphQLRequestBody.operationName(in: "# a comment\n  mutation AddReview { addReview }") == "AddReview")
+        #expect(GraphQLRequestBody.operationName(in: "subscription Ticks{ ticks }") == "Ticks")
+        #expect(GraphQLRequestBody.operationName(in: "{ hero { name } }") == nil)
+        #expect(GraphQLRequestBody.operationName(in: "query { hero { name } }") == nil)
+        #expect(HeroQuery.operationName == "Hero")
+    }
+
+    @Test("variables encode with sorted keys: declaration order does not change the bytes")
+    func canonicalVariables() throws {
+        let one = try GraphQLRequestBody.variablesJSON(SlowHeroQuery.Variables(id: "3", episode: "JEDI"))
+        let other = try GraphQLRequestBody.variablesJSON(SlowHeroQueryReordered.Variables(episode: "JEDI", id: "3"))
+        #expect(one == other)
+        #expect(one.map { String(decoding: $0, as: UTF8.self) } == #"{"episode":"JEDI","id":"3"}"#)
+        #expect(try GraphQLRequestBody.variablesJSON(GraphQLNoVariables()) == nil)
+    }
+
+    @Test("SHA-256 of known inputs (FIPS 180-4 vectors)")
+    func sha256() {
+        #expect(SHA256Digest.hex(of: Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256Digest.hex(of: Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256Digest.hex(of: Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(SHA256Digest.hex(of: Data(repeating: UInt8(ascii: "a"), count: 1_000_000))
+            == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}
