@@ -27,6 +27,8 @@ struct ScriptedResponse: Sendable, Encodable {
     var hold: Bool? = nil
     /// A body sent in separate writes (see ``StreamSpec``).
     var stream: StreamSpec? = nil
+    /// An event stream sent in pieces (see ``EventStreamSpec``).
+    var events: EventStreamSpec? = nil
     /// Respond 200 with a JSON description of the request (method, path, query, headers, body).
     var echo: Bool? = nil
 
@@ -44,7 +46,7 @@ struct ScriptedResponse: Sendable, Encodable {
     var otherwise: [ScriptedResponse]? = nil
 
     private enum CodingKeys: String, CodingKey {
-        case status, headers, body, bodySize, delay, hold, stream, echo, trickle, headerList, chunked, whenHeader, otherwise
+        case status, headers, body, bodySize, delay, hold, stream, events, echo, trickle, headerList, chunked, whenHeader, otherwise
         case bodyData = "bodyBase64"
     }
 

@@ -38,6 +38,10 @@ Control API (control requests are never recorded):
                                        #   (64 KiB chunks, no Content-Length);
                                        #   stops if the client goes away
 
+  A spec may instead carry ``"stream": {...}`` (a body in separate writes, see
+  ``send_stream``) or ``"events": {...}``: a ``text/event-stream`` sent in
+  pieces (see ``send_events``).
+
 * ``GET /__control/requests[?path=/x]`` -> JSON array of received requests
   ``{"method", "path", "headers": [[name, value], ...], "bodyBase64",
   "bodyLength", "bodySha256", "replayed"}``; ``replayed`` is true when the
@@ -558,6 +562,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send_stream(route, spec["stream"], spec.get("headers"))
             return
 
+        if spec.get("events"):
+            self.send_events(route, spec["events"], spec.get("headers"), int(spec.get("status", 200)))
+            return
+
         if spec.get("echo"):
             self.send_json(200, {
                 "method": self.command,
@@ -617,6 +625,48 @@ class Handler(BaseHTTPRequestHandler):
             self.hold_until_disconnect(route)
         else:
             self.close_connection = True
+
+    def send_events(self, route, events, headers, status):
+        """A `status` (200) event stream (``Content-Type: text/event-stream`` unless ``headers`` name
+        another) whose body is the text ``pieces``, each sent as one chunk of chunked coding.
+        ``gated``: piece k (k >= 1) waits until ``release`` was called on the path k times
+        since this response began (so each connection of a reconnecting client has gates of
+        its own). ``end``: ``"close"`` (default) ends the body and closes the connection;
+        ``"cut"`` closes it without ending the body (the client sees a truncated transfer);
+        ``"hang"`` holds it open until the client closes it. A client that leaves is recorded
+        as a disconnect."""
+        with STATE.cond:
+            base = STATE.gates.get(route, 0)
+        self.send_response(status)
+        names = set()
+        for name, value in (headers or {}).items():
+            self.send_header(name, str(value))
+            names.add(name.lower())
+        if "content-type" not in names:
+            self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            for index, piece in enumerate(events.get("pieces") or []):
+                if events.get("gated") and index > 0:
+                    with STATE.cond:
+                        if not STATE.cond.wait_for(lambda: STATE.gates.get(route, 0) >= base + index, timeout=60):
+                            return
+                data = piece.encode("utf-8")
+                if data:
+                    self.wfile.write(b"%x\r\n" % len(data) + data + b"\r\n")
+                    self.wfile.flush()
+            end = events.get("end", "close")
+            if end == "close":
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+        except OSError:
+            STATE.record_disconnect(route)
+            return
+        if end == "hang":
+            self.hold_until_disconnect(route)
 
     def hold_until_disconnect(self, route):
         """Never answers; returns once the client closes the connection."""
