@@ -34,9 +34,12 @@ let package = Package(
         ),
         // Enqueues writes until killed: the offline queue's kill -9 test runs it.
         .executableTarget(name: "OfflineWriter", dependencies: ["Courier"], path: "Tests/OfflineWriter"),
+        // Uploads and downloads a large body, printing its resident size: the transfer memory
+        // test runs it.
+        .executableTarget(name: "TransferChild", dependencies: ["Courier"], path: "Tests/TransferChild"),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CourierTesting", "OfflineWriter"],
+            dependencies: ["Courier", "CourierTesting", "OfflineWriter", "TransferChild"],
             exclude: ["Support/scripted_server.py", "Support/hostile_server.py", "Support/tls_server.py", "Support/httpbin_server.py",
                       "Support/graphql_server.py"]
         ),

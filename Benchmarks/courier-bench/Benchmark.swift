@@ -21,7 +21,9 @@ final class Benchmark {
 
     func run() async {
         if let url = options.url {
-            await TransportComparison(options: options, url: url, rows: rows).run()
+            if !options.downloadsOnly { await TransportComparison(options: options, url: url, rows: rows).run() }
+            let downloadURL = options.downloadURL ?? URL(string: "/files/100MiB.bin", relativeTo: url)!.absoluteURL
+            await DownloadComparison(options: options, url: downloadURL, rows: rows).run()
         } else {
             await inMemory()
         }

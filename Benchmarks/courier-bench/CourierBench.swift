@@ -7,6 +7,7 @@ import Foundation
 //     swift run -c release courier-bench            # in-memory transport (the embedded default)
 //     swift run -c release courier-bench --quick    # a short run (CI)
 //     swift run -c release courier-bench --url http://127.0.0.1:8089/v1/users/42
+//     swift run -c release courier-bench --url http://127.0.0.1:8089/v1/users/42 --downloads-only
 //     swift run -c release courier-bench --json results.json
 //     valgrind --tool=callgrind .build/release/courier-bench --profile pipeline --requests 20000
 //

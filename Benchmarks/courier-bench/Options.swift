@@ -25,6 +25,11 @@ struct Options {
     var quick = false
     var jsonPath: String?
     var url: URL?
+    /// `--download-url URL`: the large body `--url`'s download rows fetch. Default
+    /// `/files/100MiB.bin` on `--url`'s server.
+    var downloadURL: URL?
+    /// `--downloads-only` (with `--url`): the download rows alone.
+    var downloadsOnly = false
     /// `--profile PATH`: run one path only, for callgrind.
     var profile: ProfilePath?
     /// `--requests N` (with `--profile`). Default 20,000.
@@ -47,6 +52,13 @@ struct Options {
                     fail("--url needs an absolute http(s) URL")
                 }
                 options.url = url
+            case "--download-url":
+                guard let text = iterator.next(), let url = URL(string: text), url.host != nil,
+                      ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                    fail("--download-url needs an absolute http(s) URL")
+                }
+                options.downloadURL = url
+            case "--downloads-only": options.downloadsOnly = true
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
                     fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, transport or raw-curl")
@@ -60,7 +72,7 @@ struct Options {
                 options.concurrency = count
             case "--help", "-h":
                 print("""
-                    usage: courier-bench [--quick] [--json PATH] [--url URL]
+                    usage: courier-bench [--quick] [--json PATH] [--url URL [--download-url URL] [--downloads-only]]
                            courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
                     """)
                 exit(0)

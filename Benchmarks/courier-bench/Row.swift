@@ -21,6 +21,22 @@ struct Row: Encodable {
     let contextSwitchesPerRequest: Double
 }
 
+/// One line of the download rows (`--url`): body throughput and CPU per MiB (the JSON schema
+/// of `--json`'s `downloads`).
+struct ThroughputRow: Encodable {
+    let name: String
+    let transport: String
+    let bodyBytes: Int
+    let downloads: Int
+    let failures: Int
+    let mebibytesPerSecond: Double
+    let baselineMebibytesPerSecond: Double
+    /// CPU time of the whole process per MiB of body (milliseconds), and the baseline's.
+    let cpuMillisPerMebibyte: Double
+    let baselineCpuMillisPerMebibyte: Double
+    let peakRSSMiB: Double
+}
+
 /// Prints result lines and keeps them for `--json`.
 final class RowRecorder {
     /// The figures that are not rows (in-memory runs only).
@@ -34,6 +50,7 @@ final class RowRecorder {
     }
 
     private(set) var rows: [Row] = []
+    private(set) var throughputRows: [ThroughputRow] = []
     var extra: Extra?
 
     /// Prints one result line, with its ratios to `baseline`, and keeps it.
@@ -56,16 +73,37 @@ final class RowRecorder {
               + (measured.failures > 0 ? "  (\(measured.failures) failed)" : ""))
     }
 
+    /// The column titles of the download rows.
+    static let throughputHeader = "name                 size MiB downloads     MiB/s  baseline  ratio cpu ms/MiB  ratio  peak RSS MiB"
+
+    /// Prints one download row, with its ratios to `baseline`, and keeps it.
+    func reportThroughput(_ name: String, _ transport: String, bodyBytes: Int, _ measured: Measurement, baseline: Measurement) {
+        let row = ThroughputRow(
+            name: name, transport: transport, bodyBytes: bodyBytes, downloads: measured.requests, failures: measured.failures,
+            mebibytesPerSecond: measured.mebibytesPerSecond(bodyBytes), baselineMebibytesPerSecond: baseline.mebibytesPerSecond(bodyBytes),
+            cpuMillisPerMebibyte: measured.cpuMillisPerMebibyte(bodyBytes),
+            baselineCpuMillisPerMebibyte: baseline.cpuMillisPerMebibyte(bodyBytes), peakRSSMiB: ProcessMemory.peakResidentMiB)
+        throughputRows.append(row)
+        let columns = String(
+            format: " %8.1f %9d %9.0f %9.0f %6.2f %10.3f %6.2f %13.1f",
+            Double(bodyBytes) / 1_048_576, row.downloads, row.mebibytesPerSecond, row.baselineMebibytesPerSecond,
+            row.mebibytesPerSecond / row.baselineMebibytesPerSecond, row.cpuMillisPerMebibyte,
+            row.cpuMillisPerMebibyte / row.baselineCpuMillisPerMebibyte, row.peakRSSMiB)
+        print(row.name.padding(toLength: 18, withPad: " ", startingAt: 0) + columns
+              + (row.failures > 0 ? "  (\(row.failures) failed)" : ""))
+    }
+
     /// Writes the rows (and the extra figures) as JSON to `path`.
     func write(to path: String) {
         struct Output: Encodable {
             let scenarios: [Row]
+            let downloads: [ThroughputRow]
             let extra: Extra?
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try encoder.encode(Output(scenarios: rows, extra: extra)).write(to: URL(fileURLWithPath: path))
+            try encoder.encode(Output(scenarios: rows, downloads: throughputRows, extra: extra)).write(to: URL(fileURLWithPath: path))
         } catch {
             fail("could not write \(path): \(error)")
         }

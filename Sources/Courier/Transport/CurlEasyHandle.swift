@@ -69,6 +69,12 @@ final class CurlEasyHandle: @unchecked Sendable {
         set(CURLOPT_HEADERDATA, pointer: context)
         _ = courier_easy_set_write_function(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
         set(CURLOPT_WRITEDATA, pointer: context)
+        if exchange.stream != nil {
+            // A streamed body is received in blocks of up to half the buffer's high-water mark
+            // instead of libcurl's 16 KiB: each block is one chunk for the consumer (a copy and
+            // a wake-up of its task), 32 times fewer of them. A hint: an older libcurl clamps it.
+            _ = courier_easy_set_long(easy, CURLOPT_BUFFERSIZE, ResponseBodyBuffer.receiveBlock)
+        }
         // A streamed response has no whole-exchange limit: the event loop times its head and
         // the stalls between its chunks.
         set(CURLOPT_TIMEOUT_MS, exchange.stream == nil ? (request.timeout ?? settings.exchangeTimeout).wholeMilliseconds : 0)

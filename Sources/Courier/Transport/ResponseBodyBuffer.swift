@@ -15,6 +15,9 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
     static let highWater = 1 << 20
     /// Bytes held unread at or below which a paused transport is resumed.
     static let lowWater = 256 << 10
+    /// The most a transport receives at once (``CurlTransport``'s `CURLOPT_BUFFERSIZE` for a
+    /// streamed body), so the most one offered chunk holds: two fit under ``highWater``.
+    static let receiveBlock = highWater / 2
 
     private struct State {
         var chunks: [Data] = []
