@@ -161,13 +161,12 @@ actor OfflineQueue: Component {
         let now = environment.clock.now
         if let (failure, at) = openFailure, now - at < .seconds(1) { return failure }
         do {
-            let (store, movedAside) = try OfflineStore.open(path: environment.path)
-            if let movedAside {
-                environment.events.publish(.storageFailed(
-                    "the offline queue's database was corrupt; moved aside to \(movedAside), and a fresh one created"))
+            let opened = try OfflineStore.open(path: environment.path)
+            if let recovery = opened.recovery {
+                environment.events.publish(.recovered(salvaged: recovery.salvaged, lost: recovery.lost, movedTo: recovery.movedTo))
             }
-            let stored = try store.all()
-            lastID = max(try store.lastID(), stored.last?.id ?? 0)
+            let (store, stored) = (opened.store, opened.items)
+            lastID = opened.lastID
             let recovered = stored.filter { $0.state == .sending }.map { $0.recovered() }
             try store.update(recovered)
             self.store = store
