@@ -16,7 +16,8 @@ struct RunningQueue {
         let mailbox = Mailbox<OfflineQueue.Message>(name: "OfflineQueue")
         handle = OfflineQueue.Handle(mailbox: mailbox, waiting: LatestValue(0))
         events = EventBroadcaster()
-        let environment = OfflineQueue.Environment(path: path, limits: limits, clock: clock, events: events, waiting: handle.waiting)
+        let environment = OfflineQueue.Environment(
+            path: path, limits: limits, clock: clock, events: events, waiting: handle.waiting, loaded: handle.loaded)
         task = Task { try await OfflineQueue(environment).run(mailbox, incarnation: 1) }
     }
 
