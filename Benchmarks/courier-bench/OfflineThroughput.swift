@@ -49,18 +49,19 @@ enum OfflineThroughput {
         for _ in 0..<sequentialWrites where !(await queued(client, write)) { sequentialFailures += 1 }
         let sequential = Double(sequentialWrites) / (ContinuousClock.now - start).inSeconds
 
-        let waiting = client.offline.pendingCount
+        let waiting = await client.offline.pendingCount
         start = ContinuousClock.now
         client.connectivity.report(.online)
         _ = try? await client.offline.sync()
-        while client.offline.pendingCount > 0 {
+        while await client.offline.pendingCount > 0 {
             guard (try? await client.offline.sync()) != nil else { break }
         }
-        let drain = Double(waiting - client.offline.pendingCount) / (ContinuousClock.now - start).inSeconds
+        let left = await client.offline.pendingCount
+        let drain = Double(waiting - left) / (ContinuousClock.now - start).inSeconds
         await client.shutdown()
         return Result(
             concurrentPerSecond: concurrent, sequentialPerSecond: sequential, drainPerSecond: drain,
-            failures: failures + sequentialFailures + client.offline.pendingCount)
+            failures: failures + sequentialFailures + left)
     }
 
     /// Sends one write while offline: whether it came back `queued`.

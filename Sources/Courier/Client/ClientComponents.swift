@@ -112,7 +112,7 @@ struct ClientComponents: Sendable {
         let clock = configuration.clock
         let queueEnvironment = OfflineQueue.Environment(
             path: settings.storageFile?.path ?? ":memory:", limits: settings.limits, clock: clock, events: offline.offlineEvents,
-            waiting: queue.waiting, fault: settings.queueFault)
+            waiting: queue.waiting, loaded: queue.loaded, fault: settings.queueFault)
         let coordinatorEnvironment = SyncCoordinator.Environment(
             mailbox: coordinator, queue: queue, send: replay, resolver: settings.conflicts, connectivity: offline.connectivity,
             progress: offline.syncProgress, running: offline.running, fault: settings.coordinatorFault)

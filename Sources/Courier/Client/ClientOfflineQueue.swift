@@ -18,9 +18,11 @@ public struct ClientOfflineQueue: Sendable {
         return try await offline.enqueue(try client.makeRequest(endpoint.untyped), requiresAuth: endpoint.options.requiresAuth)
     }
 
-    /// How many items wait to be replayed (queued, retrying, in flight). Read without a message.
+    /// How many items wait to be replayed (queued, retrying, in flight), the writes stored by
+    /// an earlier run included: the first read after launch waits until the queue has opened its
+    /// store; later ones read the published count without a message.
     public var pendingCount: Int {
-        client.components.offline?.queue?.waiting.value ?? 0
+        get async { await client.components.offline?.queue?.waitingCount() ?? 0 }
     }
 
     /// Every item, in order: waiting, dead letters, parked conflicts, expired.

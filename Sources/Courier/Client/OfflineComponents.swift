@@ -31,7 +31,10 @@ struct OfflineComponents: Sendable {
         observed = LatestValue(.unknown)
         learnsFromRequests = (configuration.connectivity ?? .init()).learnsFromRequests
         if configuration.offline != nil {
-            queue = OfflineQueue.Handle(mailbox: Mailbox(name: "OfflineQueue"), waiting: LatestValue(0))
+            let mailbox = Mailbox<OfflineQueue.Message>(name: "OfflineQueue")
+            // The first message: the store opens as soon as the queue starts, not at the first call.
+            try? mailbox.send(.open)
+            queue = OfflineQueue.Handle(mailbox: mailbox, waiting: LatestValue(0))
             coordinator = Mailbox(name: "SyncCoordinator")
         } else {
             (queue, coordinator) = (nil, nil)
@@ -72,10 +75,11 @@ struct OfflineComponents: Sendable {
         return id
     }
 
-    /// Opens the queue (which publishes how many stored writes wait) and asks for a drain, so
-    /// writes stored by an earlier run go out without waiting for a new one.
+    /// Waits for the queue to open (it publishes how many stored writes wait) and, if writes
+    /// wait, asks for a drain, so writes stored by an earlier run go out without waiting for a
+    /// new one.
     func resumeStoredWrites() async {
-        guard let queue, (try? await queue.items()) != nil else { return }
+        guard let queue, await queue.waitingCount() > 0 else { return }
         try? coordinator?.send(.itemsAdded)
     }
 
@@ -90,8 +94,10 @@ struct OfflineComponents: Sendable {
         await drain?.value
     }
 
-    /// Ends every event stream (at shutdown).
+    /// Ends every event stream (at shutdown), and releases whoever still waits for the queue's
+    /// first open (it will not come now).
     func finishEvents() {
+        queue?.loaded.open()
         connectivityEvents.finish()
         offlineEvents.finish()
         syncProgress.finish()

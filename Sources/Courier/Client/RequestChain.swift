@@ -128,7 +128,8 @@ final class RequestChain: Sendable {
         if offline.connectivity.value == .offline {
             throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth))
         }
-        if queue.waiting.value > 0, let id = try? await offline.enqueue(request, requiresAuth: options.requiresAuth) {
+        // Counted once the store is open: right after launch, stored writes wait too.
+        if await queue.waitingCount() > 0, let id = try? await offline.enqueue(request, requiresAuth: options.requiresAuth) {
             throw .queued(itemID: id)
         }
         do {

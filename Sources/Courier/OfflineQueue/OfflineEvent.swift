@@ -18,7 +18,12 @@ public enum OfflineEvent: Sendable, Equatable {
     case conflictResolved(itemID: Int64, resolution: String)
     /// The app removed it (or cleared the queue).
     case removed(itemID: Int64)
-    /// The storage failed: a corrupt database file was moved aside (the path is in the text) and
-    /// a fresh one created, or a write failed.
+    /// The database file was damaged: it was moved aside to `movedTo` (with its WAL), and a
+    /// fresh one holds what could still be read of it. `salvaged` writes were copied with their
+    /// ids and are replayed as before; `lost` could not be read back (`nil`: the damaged file no
+    /// longer says how many writes it held, so some may be lost). Ids are never handed out
+    /// again, even when nothing could be read: new ones go above every id given before.
+    case recovered(salvaged: Int, lost: Int?, movedTo: String)
+    /// The storage failed: the database could not be opened, or a write failed.
     case storageFailed(String)
 }

@@ -1,9 +1,21 @@
 extension OfflineQueue {
     /// What the client and the sync coordinator hold to use the offline queue: its mailbox, and
-    /// the count of waiting items it publishes (read without a message).
+    /// the count of waiting items it publishes (read without a message) once it has opened its
+    /// store.
     struct Handle: Sendable {
         let mailbox: Mailbox<Message>
         let waiting: LatestValue<Int>
+        /// Open once the queue has first opened its store (or failed to): before that, `waiting`
+        /// does not count the stored writes yet.
+        var loaded = Latch()
+
+        /// How many items wait to be replayed: once the store has been opened, so that the
+        /// writes stored by an earlier run are counted from the first call (the first call
+        /// waits for the open; every later one reads the published value at once).
+        nonisolated(nonsending) func waitingCount() async -> Int {
+            if !loaded.isOpen { await loaded.wait() }
+            return waiting.value
+        }
 
         /// Stores `request` durably and returns its id once it is on disk. `keyMayBeInProgress`:
         /// it was already sent under its idempotency key and got no answer, so the server may

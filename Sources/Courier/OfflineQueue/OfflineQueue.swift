@@ -31,6 +31,9 @@ actor OfflineQueue: Component {
         case claimNext(Reply<OfflineItem?>)
         /// A replay's verdict; answers the item's new state (`nil`: it left the queue) (ask, from a drain).
         case settle(Int64, ReplayVerdict, Reply<OfflineItemState?>)
+        /// Open the store now (tell, the client's first message): the stored writes are counted
+        /// before any call needs the count.
+        case open
     }
 
     /// What every instance runs with; it outlives instances.
@@ -42,6 +45,8 @@ actor OfflineQueue: Component {
         let events: EventBroadcaster<OfflineEvent>
         /// How many items wait to be replayed (queued, retrying, sending), published on each change.
         let waiting: LatestValue<Int>
+        /// Opened after the first open of the store (``Handle/loaded``).
+        let loaded: Latch
         /// For fault tests: makes the queue fail on chosen messages.
         var fault: (@Sendable (Message) -> (any Error)?)?
     }
@@ -115,6 +120,8 @@ actor OfflineQueue: Component {
             reply.resume(with: apply([(id, item.resolved(by: resolution))]))
         case .claimNext(let reply):
             reply.resume(with: claimNext(now: now))
+        case .open:
+            break
         case .settle(let id, let verdict, let reply):
             guard let item = items[id], item.state == .sending else {
                 reply.succeed(items[id]?.state)   // removed meanwhile, or settled by an earlier drain
@@ -161,13 +168,12 @@ actor OfflineQueue: Component {
         let now = environment.clock.now
         if let (failure, at) = openFailure, now - at < .seconds(1) { return failure }
         do {
-            let (store, movedAside) = try OfflineStore.open(path: environment.path)
-            if let movedAside {
-                environment.events.publish(.storageFailed(
-                    "the offline queue's database was corrupt; moved aside to \(movedAside), and a fresh one created"))
+            let opened = try OfflineStore.open(path: environment.path)
+            if let recovery = opened.recovery {
+                environment.events.publish(.recovered(salvaged: recovery.salvaged, lost: recovery.lost, movedTo: recovery.movedTo))
             }
-            let stored = try store.all()
-            lastID = max(try store.lastID(), stored.last?.id ?? 0)
+            let (store, stored) = (opened.store, opened.items)
+            lastID = opened.lastID
             let recovered = stored.filter { $0.state == .sending }.map { $0.recovered() }
             try store.update(recovered)
             self.store = store
@@ -182,12 +188,14 @@ actor OfflineQueue: Component {
             head = 0
             waitingCount = all.values.filter { $0.state.isWaiting }.count
             environment.waiting.publish(waitingCount)
+            environment.loaded.open()
             openFailure = nil
             return nil
         } catch {
             let failure = NetworkError.storageFailed("the offline queue's database could not be opened: \(error)")
             environment.events.publish(.storageFailed("\(failure)"))
             openFailure = (failure, now)
+            environment.loaded.open()   // nothing to count: readers are not held
             return failure
         }
     }
@@ -200,6 +208,7 @@ actor OfflineQueue: Component {
             reply.fail(error)
         case .settle(_, _, let reply): reply.fail(error)
         case .claimNext(let reply): reply.fail(error)
+        case .open: break
         }
     }
 

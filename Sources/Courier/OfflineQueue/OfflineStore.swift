@@ -5,6 +5,9 @@ import Foundation
 /// process being killed. Owned by one ``OfflineQueue`` instance and used from its actor only.
 final class OfflineStore {
     private let database: SQLiteDatabase
+    /// The id file beside the database (`nil` in memory), and the highest id it reserves.
+    private let reservation: IDReservation?
+    private var reservedID: Int64
 
     /// The table, and exclusive locking: one queue owns the file (a second client on the same
     /// file gets `storageFailed` instead of replaying the same writes), and a transaction then
@@ -18,15 +21,75 @@ final class OfflineStore {
             next_attempt_at REAL, server_status INTEGER, server_headers BLOB, server_body BLOB);
         """
 
-    /// Opens the store at `path` (`:memory:` for one that does not outlive the process); a corrupt
-    /// file is moved aside and a fresh one created (see ``SQLiteDatabase/open(_:schema:)``).
-    static func open(path: String) throws -> (OfflineStore, movedAside: String?) {
-        let opened = try SQLiteDatabase.open(path, schema: schema)
-        return (OfflineStore(database: opened.database), opened.movedAside)
+    /// What opening found: the store, its items, the largest id ever given to an item (new ones
+    /// go above it), and what recovering a damaged file did, if it had to.
+    struct Opened {
+        let store: OfflineStore
+        let items: [OfflineItem]
+        let lastID: Int64
+        let recovery: OfflineStoreRecovery?
     }
 
-    private init(database: SQLiteDatabase) {
+    /// Ids are reserved this many at a time in the id file (``IDReservation``): one extra
+    /// `fsync` per this many enqueues.
+    static let idBlock: Int64 = 1024
+
+    /// Opens the store at `path` (`:memory:` for one that does not outlive the process). A
+    /// damaged file (it fails its check, or its rows do not read back) is moved aside, what can
+    /// still be read of it is copied into a fresh one (``salvage(from:into:reserved:)``), and new
+    /// ids go above every id it or the id file (`<path>.ids`) knew of.
+    static func open(path: String) throws -> Opened {
+        let reservation = path == ":memory:" ? nil : IDReservation(path: path + ".ids")
+        let reserved = reservation?.read() ?? 0
+        do {
+            let opened = try SQLiteDatabase.open(path, schema: schema)
+            if let aside = opened.movedAside {
+                return try recovered(opened.database, from: aside, reservation: reservation, reserved: reserved)
+            }
+            do {
+                return try loaded(opened.database, reservation: reservation, reserved: reserved, recovery: nil)
+            } catch let failure as SQLiteDatabase.Failure where failure.isCorruption {
+                // It passed its check, but its rows do not read back: recovered alike, once
+                // this connection is closed (at the end of this scope).
+            }
+        }
+        let aside = try SQLiteDatabase.moveAside(path)
+        let fresh = try SQLiteDatabase.open(path, schema: schema).database
+        return try recovered(fresh, from: aside, reservation: reservation, reserved: reserved)
+    }
+
+    /// `database`, fresh, after `damaged` was moved aside: what can be read of that is copied in.
+    private static func recovered(
+        _ database: SQLiteDatabase, from damaged: String, reservation: IDReservation?, reserved: Int64
+    ) throws -> Opened {
+        let salvage = try salvage(from: damaged, into: database, reserved: reserved)
+        let recovery = OfflineStoreRecovery(salvaged: salvage.salvaged, lost: salvage.lost, movedTo: damaged)
+        return try loaded(database, reservation: reservation, reserved: reserved, recovery: recovery)
+    }
+
+    private static func loaded(
+        _ database: SQLiteDatabase, reservation: IDReservation?, reserved: Int64, recovery: OfflineStoreRecovery?
+    ) throws -> Opened {
+        let store = OfflineStore(database: database, reservation: reservation, reserved: reserved)
+        let items = try store.all()
+        let lastID = max(try store.lastID(), items.last?.id ?? 0)
+        // A file written before the id file existed: reserve now, so that ids survive the
+        // first damage already.
+        if lastID > reserved { try? store.reserve(through: lastID) }
+        return Opened(store: store, items: items, lastID: lastID, recovery: recovery)
+    }
+
+    private init(database: SQLiteDatabase, reservation: IDReservation?, reserved: Int64) {
         self.database = database
+        self.reservation = reservation
+        reservedID = reserved
+    }
+
+    /// Records in the id file that ids up to `id`, and a block beyond, may be handed out.
+    private func reserve(through id: Int64) throws {
+        let ceiling = id.addingReportingOverflow(Self.idBlock).overflow ? Int64.max : id + Self.idBlock
+        try reservation?.store(ceiling)
+        reservedID = ceiling
     }
 
     /// Every item, in id order. A row that cannot be read back (its headers are not the field
@@ -70,6 +133,8 @@ final class OfflineStore {
     /// Stores new items (their ids chosen by the caller, above ``lastID()``) in one transaction:
     /// one `fsync` for all of them (group commit). When it returns, they are durable.
     func insert(_ items: [OfflineItem]) throws {
+        // The id file first: an id is reserved there before it can be handed out.
+        if let highest = items.map(\.id).max(), highest > reservedID { try reserve(through: highest) }
         try database.transaction {
             for item in items {
                 try database.run(

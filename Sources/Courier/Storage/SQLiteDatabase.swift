@@ -12,6 +12,8 @@ final class SQLiteDatabase {
         let code: Int32
         let message: String
         var description: String { "SQLite error \(code): \(message)" }
+        /// The file is damaged or is not a database.
+        var isCorruption: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
     }
 
     /// What opening found: a usable database, and the path a corrupt file was moved to, if any.
@@ -42,14 +44,45 @@ final class SQLiteDatabase {
     static func open(_ path: String, schema: String) throws -> Opened {
         do {
             return Opened(database: try openChecked(path, schema: schema), movedAside: nil)
-        } catch let failure as Failure where [SQLITE_CORRUPT, SQLITE_NOTADB].contains(failure.code) {
-            let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
-            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-                try? FileManager.default.removeItem(atPath: aside + suffix)
-                try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
-            }
+        } catch let failure as Failure where failure.isCorruption {
+            let aside = try moveAside(path)
             return Opened(database: try openChecked(path, schema: schema), movedAside: aside)
         }
+    }
+
+    /// Moves the database file at `path`, with its WAL and shared-memory files, to
+    /// `<path>.corrupt-<time>` (`-<n>` added if that is taken: an earlier file is never
+    /// overwritten), and returns the new path. The caller has closed every connection to it.
+    static func moveAside(_ path: String) throws -> String {
+        let files = FileManager.default
+        let stem = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
+        var aside = stem
+        var attempt = 0
+        while ["", "-wal", "-shm"].contains(where: { files.fileExists(atPath: aside + $0) }) {
+            attempt += 1
+            aside = "\(stem)-\(attempt)"
+        }
+        for suffix in ["", "-wal", "-shm"] where files.fileExists(atPath: path + suffix) {
+            try files.moveItem(atPath: path + suffix, toPath: aside + suffix)
+        }
+        return aside
+    }
+
+    /// Opens the database at `path` to read only, unchecked: to read what is left of a damaged
+    /// file. Nothing is written to it (its WAL, if any, is read but not checkpointed).
+    static func openReadOnly(_ path: String) throws -> SQLiteDatabase {
+        var handle: OpaquePointer?
+        let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(handle)
+            throw Failure(code: status, message: message)
+        }
+        let database = SQLiteDatabase(handle: handle, path: path)
+        // Every cell's size checked against its page as it is read: damage is an error, not a
+        // wrong row.
+        try? database.execute("PRAGMA cell_size_check=ON")
+        return database
     }
 
     private static func openChecked(_ path: String, schema: String) throws -> SQLiteDatabase {
@@ -138,6 +171,16 @@ final class SQLiteDatabase {
             sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
         }
         func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+        /// The column's value as stored, whatever its type.
+        func value(_ column: Int32) -> Value {
+            switch sqlite3_column_type(statement, column) {
+            case SQLITE_INTEGER: .integer(integer(column))
+            case SQLITE_FLOAT: .real(real(column))
+            case SQLITE_TEXT: .text(text(column))
+            case SQLITE_BLOB: .blob(blob(column))
+            default: .null
+            }
+        }
         func blob(_ column: Int32) -> Data {
             let count = Int(sqlite3_column_bytes(statement, column))
             guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }

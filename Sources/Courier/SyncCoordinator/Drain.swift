@@ -16,10 +16,14 @@ struct Drain: Sendable {
 
     /// Drains, publishing progress as it goes, and returns the last progress.
     func run() async -> SyncProgress {
-        var report = SyncProgress(total: queue.waiting.value)
+        // Counted once the store is open: a drain started at launch counts the stored writes.
+        var report = SyncProgress(total: await queue.waitingCount())
         progress.publish(report)
         while !Task.isCancelled, forced || connectivity.value != .offline {
             guard let item = try? await queue.claimNext() else { break }
+            // Writes added while it runs count too: what it settled, and what still waits
+            // (this item included).
+            report.total = max(report.total, report.done + report.failed + queue.waiting.value)
             report.currentItem = item.id
             progress.publish(report)
             let verdict = await replay(item)

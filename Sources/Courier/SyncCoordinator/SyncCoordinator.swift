@@ -65,8 +65,10 @@ actor SyncCoordinator: Component {
         case .drainFinished(let instance, let generation, let progress):
             guard instance == self.instance else { return }
             if !waiters.isEmpty {
+                // The later drain's total counts what the earlier one left waiting, not what it delivered.
                 summary = summary.map { SyncProgress(
-                    total: $0.total, done: $0.done + progress.done, failed: $0.failed + progress.failed, isFinished: true)
+                    total: max($0.total, $0.done + progress.total), done: $0.done + progress.done,
+                    failed: $0.failed + progress.failed, isFinished: true)
                 } ?? progress
             }
             perform(machine.finished(generation: generation))

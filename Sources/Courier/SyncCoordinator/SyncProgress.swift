@@ -1,7 +1,8 @@
 /// How a drain of the offline queue is going, published as it goes
 /// (``APIClient/syncProgress()``) and returned by ``APIClient/syncNow()``.
 public struct SyncProgress: Sendable, Equatable {
-    /// Items waiting when the drain started.
+    /// Items waiting when the drain started (the writes stored by an earlier run included), and
+    /// those added while it ran: `done + failed` never exceeds it.
     public var total: Int
     /// Items this drain delivered (or dropped because the server won a conflict).
     public var done: Int

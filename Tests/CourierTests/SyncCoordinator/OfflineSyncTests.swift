@@ -58,7 +58,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         }
         #expect(ids == Array(1...100))
         #expect(api.connectivity.state == .offline)   // learnt from the first refused connection
-        #expect(api.offline.pendingCount == 100)
+        #expect(await api.offline.pendingCount == 100)
         let keys = try await api.offline.items().map(\.idempotencyKey)
 
         try await server.setSwitchable(up: true)
@@ -71,7 +71,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         #expect(received.map { $0.header("Idempotency-Key") ?? "" } == keys)
         #expect(Set(keys).count == 100)
         #expect(try await api.offline.items().isEmpty)
-        #expect(api.offline.pendingCount == 0)
+        #expect(await api.offline.pendingCount == 0)
         await api.shutdown()
     }
 
@@ -130,7 +130,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let down = offlineClient(try await server.switchableURL(up: false))
         let sendError = await #expect(throws: NetworkError.self) { try await down.send(own) }
         guard case .noConnection? = sendError else { Issue.record("got \(String(describing: sendError))"); return }
-        #expect(down.offline.pendingCount == 0)
+        #expect(await down.offline.pendingCount == 0)
         await down.shutdown()
         let enqueueError = await #expect(throws: NetworkError.self) { try await api.offline.enqueue(own) }
         guard case .invalidRequest? = enqueueError else { Issue.record("got \(String(describing: enqueueError))"); return }
@@ -149,7 +149,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let down = offlineClient(try await server.switchableURL(up: false))
         let error = await #expect(throws: NetworkError.self) { try await down.send(Endpoint<EmptyResponse>(path: "notes", options: RequestOptions(offline: .queueWhenOffline))) }
         guard case .noConnection? = error else { Issue.record("got \(String(describing: error))"); return }
-        #expect(down.offline.pendingCount == 0)
+        #expect(await down.offline.pendingCount == 0)
         await api.shutdown()
         await down.shutdown()
     }
@@ -175,7 +175,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
             seen.last?.isFinished == true && seen.filter(\.isFinished).map(\.done).reduce(0, +) >= before
         }
         #expect(drains.filter(\.isFinished).map(\.done).reduce(0, +) < 10)
-        #expect(api.offline.pendingCount > 0)
+        #expect(await api.offline.pendingCount > 0)
 
         // The replay the stop cut may still be in progress at the server, which answers this once
         // none is: the resumed drain then gets its remembered answer (a resend while it is in
@@ -183,7 +183,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         _ = try await server.idempotencyKeys()
         api.connectivity.report(.online)
         _ = await collect(events) { deliveredCount($0) == 10 - before }
-        #expect(api.offline.pendingCount == 0)
+        #expect(await api.offline.pendingCount == 0)
         var keysByBody: [String: Set<String>] = [:]
         for request in try await server.requests(path: "/notes") {
             keysByBody[request.bodyText, default: []].insert(request.header("Idempotency-Key") ?? "")
@@ -463,12 +463,12 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         #expect(try await settledConnectivity(api) == .offline)
         for n in 0..<40 { _ = try await api.offline.enqueue(noteWrite(n)) }
         var rounds = 0
-        while api.offline.pendingCount > 0, rounds < 20 {
+        while await api.offline.pendingCount > 0, rounds < 20 {
             rounds += 1
             do { _ = try await api.offline.sync() } catch { continue }   // a restart may answer componentRestarted
         }
         #expect(settles.withLock { $0 } >= 25 && finishes.withLock { $0 } >= 1)   // every fault happened
-        #expect(api.offline.pendingCount == 0)
+        #expect(await api.offline.pendingCount == 0)
         #expect(try await api.offline.items().isEmpty)
         let received = try await server.requests(path: "/notes")
         var keysByBody: [String: Set<String>] = [:]
