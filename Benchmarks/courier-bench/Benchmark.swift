@@ -71,6 +71,8 @@ final class Benchmark {
         await client.shutdown()
         await cachingClient.shutdown()
 
+        await GraphQLComparison(options: options, rows: rows).run()
+
         let coalescing = await Coalescing.transportCalls(callers: 1000)
         print("coalescing: \(coalescing.calls) transport call(s) for 1000 identical concurrent GETs (\(coalescing.failures) failed)")
 

@@ -16,6 +16,9 @@ struct Options {
         case cacheMiss = "cache-miss"
         /// Durable enqueues by 64 concurrent enqueuers, then their drain.
         case offline
+        /// `client.graphQL.fetch` on the in-memory server (`graphql-post`: the same POST raw).
+        case graphQL = "graphql"
+        case graphQLPost = "graphql-post"
         /// `CurlTransport.send` + decode against `--url`.
         case transport
         /// The raw libcurl multi loop against `--url` (the transport's floor).
@@ -61,7 +64,7 @@ struct Options {
             case "--downloads-only": options.downloadsOnly = true
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
-                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, transport or raw-curl")
+                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport or raw-curl")
                 }
                 options.profile = path
             case "--requests":
@@ -73,7 +76,7 @@ struct Options {
             case "--help", "-h":
                 print("""
                     usage: courier-bench [--quick] [--json PATH] [--url URL [--download-url URL] [--downloads-only]]
-                           courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
+                           courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|graphql|graphql-post|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
                     """)
                 exit(0)
             default: fail("unknown argument \(argument) (try --help)")

@@ -16,6 +16,10 @@ struct Profile {
                 options.requests, result.concurrentPerSecond, result.drainPerSecond, result.failures))
             return
         }
+        if path == .graphQL || path == .graphQLPost {
+            await GraphQLComparison.profile(graphQL: path == .graphQL, requests: options.requests, concurrency: options.concurrency)
+            return
+        }
         if path == .transport || path == .rawCurl {
             guard let url = options.url else { fail("--profile \(path.rawValue) needs --url") }
             await TransportComparison.profile(path, url: url, requests: options.requests, concurrency: options.concurrency)
@@ -29,7 +33,7 @@ struct Profile {
         case .floor: scenario.floor
         case .cacheHit: scenario.cacheHit
         case .cacheMiss: scenario.cacheMiss
-        case .offline, .transport, .rawCurl: scenario.raw   // handled above
+        case .offline, .transport, .rawCurl, .graphQL, .graphQLPost: scenario.raw   // handled above
         }
         _ = await measure(requests: 1_000, concurrency: options.concurrency, operation)
         let before = (try? await scenario.client.pipelineStats().messagesHandled) ?? 0

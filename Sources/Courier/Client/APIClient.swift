@@ -21,6 +21,8 @@ public final class APIClient: Sendable {
     /// The base URL checked and split once; every endpoint's URL is built from it.
     private let base: Result<URLBuilder.Base, NetworkError>
     private let encoder: JSONEncoder
+    /// A `POST` to the GraphQL endpoint (no headers, no body) and its URL's text, built once.
+    let graphQLPost: Result<(request: HTTPRequest, url: String), NetworkError>
     /// Used by the inlinable ``send(_:)``.
     @usableFromInline let decoder: JSONDecoder
 
@@ -31,6 +33,12 @@ public final class APIClient: Sendable {
         encoder = configuration.json.makeEncoder()
         decoder = configuration.json.makeDecoder()
         components = ClientComponents(configuration, base: base)
+        graphQLPost = Result { [base] () throws(NetworkError) in
+            let base = try base.get()
+            let settings = configuration.graphQL
+            let url = try base.url(for: Endpoint<Data>(path: settings.path, version: settings.version).untyped)
+            return (HTTPRequest(method: .post, url: url, headers: [:], body: nil, knownOrigin: base.origin), url.absoluteString)
+        }
         let supervisor = Supervisor(name: "courier", configuration: .init(
             restarts: configuration.restarts, clock: configuration.clock, random: configuration.random))
         self.supervisor = supervisor

@@ -184,7 +184,8 @@ public struct ClientGraphQL: Sendable {
         _ operation: Operation, variables: Data?, sendsDocument: Bool, headers: HTTPHeaders, options: RequestOptions
     ) throws(NetworkError) -> (HTTPRequest, RequestOptions) {
         let settings = client.configuration.graphQL
-        let hash = GraphQLRequestBody.hash(of: Operation.document)
+        let document = try GraphQLDocument.of(Operation.self)
+        let hash = document.hash
         let extensions: [String: JSONValue]? = settings.persistedQueries
             ? ["persistedQuery": .object(["version": .number(1), "sha256Hash": .string(hash)])] : nil
         var headers = headers
@@ -194,31 +195,34 @@ public struct ClientGraphQL: Sendable {
         // A persisted query's document goes when the server asked for it: that answer is the
         // network's, not the cache's.
         if settings.persistedQueries, sendsDocument { options.cachePolicy = .networkOnly }
-        let endpoint: Endpoint<Data>
+        let request: HTTPRequest
         if Operation.kind == .query, settings.queriesAsGET {
             var query: [URLQueryItem] = []
             if sendsDocument { query.append(URLQueryItem(name: "query", value: Operation.document)) }
-            if !Operation.operationName.isEmpty { query.append(URLQueryItem(name: "operationName", value: Operation.operationName)) }
+            if !document.name.isEmpty { query.append(URLQueryItem(name: "operationName", value: document.name)) }
             if let variables { query.append(URLQueryItem(name: "variables", value: String(decoding: variables, as: UTF8.self))) }
             if let extensions { query.append(URLQueryItem(name: "extensions", value: try Self.json(extensions))) }
-            endpoint = Endpoint(path: settings.path, query: query, headers: headers, version: settings.version, options: options)
+            request = try client.makeRequest(Endpoint<Data>(
+                path: settings.path, query: query, headers: headers, version: settings.version, options: options).untyped)
         } else {
-            var members: [Data] = []
-            if sendsDocument { members.append(Data("\"query\":\(try Self.json(Operation.document))".utf8)) }
-            if !Operation.operationName.isEmpty {
-                members.append(Data("\"operationName\":\(try Self.json(Operation.operationName))".utf8))
+            var post = try client.graphQLPost.get()
+            var body = Data()
+            body.reserveCapacity(document.documentJSON.utf8.count + document.nameJSON.utf8.count + (variables?.count ?? 0) + 64)
+            body.append(UInt8(ascii: "{"))
+            if sendsDocument { body.append(contentsOf: "\"query\":\(document.documentJSON),".utf8) }
+            if !document.name.isEmpty { body.append(contentsOf: "\"operationName\":\(document.nameJSON),".utf8) }
+            if let variables { body.append(contentsOf: "\"variables\":".utf8); body.append(variables); body.append(UInt8(ascii: ",")) }
+            if let extensions { body.append(contentsOf: "\"extensions\":\(try Self.json(extensions)),".utf8) }
+            if body.count > 1 { body.removeLast() }   // the last member's comma
+            body.append(UInt8(ascii: "}"))
+            if !headers.contains("Content-Type") { headers["Content-Type"] = "application/json" }
+            post.request.headers = headers
+            post.request.body = body
+            request = post.request
+            if Operation.kind == .query {
+                options.readKey = Self.readKeyPrefix(endpoint: post.url, operationName: document.name)
+                    + "/\(hash)/" + (variables.map { String(decoding: $0, as: UTF8.self) } ?? "")
             }
-            if let variables { members.append(Data("\"variables\":".utf8) + variables) }
-            if let extensions { members.append(Data("\"extensions\":\(try Self.json(extensions))".utf8)) }
-            let body = Data("{".utf8) + members.joined(separator: Data(",".utf8)) + Data("}".utf8)
-            endpoint = Endpoint(
-                path: settings.path, method: .post, headers: headers, body: .data(body, contentType: "application/json"),
-                version: settings.version, options: options)
-        }
-        let request = try client.makeRequest(endpoint.untyped)
-        if Operation.kind == .query, request.method == .post {
-            options.readKey = Self.readKeyPrefix(endpoint: request.url.absoluteString, operationName: Operation.operationName)
-                + "/\(hash)/" + (variables.map { String(decoding: $0, as: UTF8.self) } ?? "")
         }
         return (request, options)
     }

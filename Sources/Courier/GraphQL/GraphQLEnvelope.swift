@@ -13,6 +13,12 @@ enum GraphQLEnvelope {
         let data: Data?
     }
 
+    private struct Whole<Data: Decodable>: Decodable {
+        let data: Data?
+        let errors: [GraphQLError]?
+        let extensions: [String: JSONValue]?
+    }
+
     /// Whether `body` looks like a GraphQL response (a JSON object with `data` or `errors`).
     static func errors(in body: Foundation.Data) -> [GraphQLError]? {
         (try? JSONDecoder().decode(Head.self, from: body))?.errors
@@ -24,6 +30,10 @@ enum GraphQLEnvelope {
     static func result<Data: Decodable & Sendable>(
         _ type: Data.Type, from response: HTTPResponse, decoder: JSONDecoder
     ) throws(NetworkError) -> GraphQLResult<Data> {
+        // One pass when everything decodes (the usual case); two when it does not.
+        if let whole = try? decoder.decode(Whole<Data>.self, from: response.body), whole.data != nil || whole.errors != nil {
+            return GraphQLResult(data: whole.data, errors: whole.errors ?? [], extensions: whole.extensions, response: response)
+        }
         let head: Head
         do {
             head = try decoder.decode(Head.self, from: response.body)

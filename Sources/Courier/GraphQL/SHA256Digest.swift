@@ -50,7 +50,8 @@ enum SHA256Digest {
 
     /// The digest of `data` in lower-case hex.
     static func hex(of data: Data) -> String {
-        hash(of: data).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: hash(of: data).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

@@ -1,0 +1,34 @@
+import Foundation
+
+/// What is worked out once per operation type, not per call: the document's SHA-256 (persisted
+/// queries, cache keys), the operation's name, and both as JSON strings for the request body.
+struct GraphQLDocument: Sendable {
+    /// The SHA-256 of the document, lower-case hex.
+    let hash: String
+    /// The operation's name (``GraphQLOperation/operationName``); empty for an anonymous one.
+    let name: String
+    /// The document as a JSON string (quoted, escaped).
+    let documentJSON: String
+    /// The name as a JSON string.
+    let nameJSON: String
+
+    private static let known = Locked<[ObjectIdentifier: GraphQLDocument]>([:])
+
+    /// `Operation`'s document, worked out on its first call.
+    static func of<Operation: GraphQLOperation>(_ type: Operation.Type) throws(NetworkError) -> GraphQLDocument {
+        if let document = known.withLock({ $0[ObjectIdentifier(type)] }) { return document }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let document: GraphQLDocument
+        do {
+            document = GraphQLDocument(
+                hash: GraphQLRequestBody.hash(of: Operation.document), name: Operation.operationName,
+                documentJSON: String(decoding: try encoder.encode(Operation.document), as: UTF8.self),
+                nameJSON: String(decoding: try encoder.encode(Operation.operationName), as: UTF8.self))
+        } catch {
+            throw .encodingError(underlying: error)
+        }
+        known.withLock { $0[ObjectIdentifier(type)] = document }
+        return document
+    }
+}
