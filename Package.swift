@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier", "CourierTesting", "OfflineWriter"],
-            exclude: ["Support/scripted_server.py", "Support/hostile_server.py", "Support/tls_server.py", "Support/httpbin_server.py"]
+            exclude: ["Support/scripted_server.py", "Support/hostile_server.py", "Support/tls_server.py", "Support/httpbin_server.py", "Support/sqlite_locker.py"]
         ),
     ],
     swiftLanguageModes: [.v6]
