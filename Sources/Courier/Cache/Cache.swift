@@ -432,8 +432,8 @@ actor Cache: Component {
 
     /// Runs `body` on the persistent tier, if there is one. A failure is published and the cache
     /// goes on (memory still answers): it is a cache, and nothing is lost that the network cannot
-    /// give again. Synchronous, in the handler: the tier is off by default, and a read or write
-    /// of one row by its key takes tens of microseconds.
+    /// give again. Synchronous, in the handler, on the cache's own thread (never the pool's): a
+    /// read or write of one row by its key takes tens of microseconds.
     @discardableResult
     private func onDisk<T>(_ body: (PersistentCache) throws -> T) -> T? {
         guard let disk else { return nil }
