@@ -77,10 +77,10 @@ import Testing
 
         // Rounds with the storage busy (the queue's callers waiting out the lock, every message of
         // the queue and the cache slow) and without (nothing sent to either), interleaved, the
-        // best of three each, so that the machine's other load falls on both. Both in one process:
+        // best of five each, so that the machine's other load falls on both. Both in one process:
         // a pool thread blocked by either component would slow every client's requests.
         var without = Duration.seconds(3600), with = Duration.seconds(3600)
-        for _ in 0..<3 {
+        for _ in 0..<5 {
             slow.withLock { $0 = true }
             let stop = Locked(false)
             let busy = keepStorageBusy(api, until: stop)
