@@ -12,6 +12,9 @@ import Foundation
 /// when no caller is left. Its state is memory only: a restarted instance starts empty, and
 /// requests waiting on the old one are answered `componentRestarted` by their replies (the
 /// client then sends them past the cache).
+///
+/// With a persistent tier it runs on a thread of its own (``ThreadExecutor``), so that its SQLite
+/// reads and writes never block the cooperative pool; without one, on the pool, as any actor.
 actor Cache: Component {
     /// The messages the cache understands: its whole API.
     enum Message: Sendable {
@@ -141,6 +144,9 @@ actor Cache: Component {
     }
 
     private let environment: Environment
+    /// Where this instance runs: its own thread when it has a persistent tier (a restarted
+    /// instance gets a new one, and this one's ends with it), else the pool.
+    private let executor: Executor
     /// Fetches running, by number.
     private var flights: [FlightNumber: Flight] = [:]
     /// The fetch identical requests for a key may join (the first one started for it).
@@ -159,7 +165,27 @@ actor Cache: Component {
 
     init(_ environment: Environment) {
         self.environment = environment
+        executor = environment.persistence == nil ? .pool(PoolExecutor()) : .thread(ThreadExecutor(name: "courier.cache"))
     }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        switch executor {
+        case .thread(let thread): thread.asUnownedSerialExecutor()
+        case .pool(let pool): pool.unownedExecutor
+        }
+    }
+
+    /// Runs on the actor's executor, so that the persistent tier is closed on its thread.
+    isolated deinit {}
+
+    private enum Executor {
+        case thread(ThreadExecutor)
+        /// An actor of no state lending the cache its default executor (serial, on the pool):
+        /// an actor cannot name its own default executor.
+        case pool(PoolExecutor)
+    }
+
+    private actor PoolExecutor {}
 
     /// Runs `body` on the entries, under the shelf's lock.
     @discardableResult
@@ -406,8 +432,8 @@ actor Cache: Component {
 
     /// Runs `body` on the persistent tier, if there is one. A failure is published and the cache
     /// goes on (memory still answers): it is a cache, and nothing is lost that the network cannot
-    /// give again. Synchronous, in the handler: the tier is off by default, and a read or write
-    /// of one row by its key takes tens of microseconds.
+    /// give again. Synchronous, in the handler, on the cache's own thread (never the pool's): a
+    /// read or write of one row by its key takes tens of microseconds.
     @discardableResult
     private func onDisk<T>(_ body: (PersistentCache) throws -> T) -> T? {
         guard let disk else { return nil }

@@ -160,7 +160,10 @@ extension APIClient {
             /// The time to live of requests that set none. Default ``CacheTTL/defaultTTL``.
             public var ttl: CacheTTL
             /// A SQLite database file that keeps stored responses across restarts (its directory
-            /// must exist). Default none: memory only.
+            /// must exist). Default none: memory only. Read and written on the cache's own thread;
+            /// a file another process holds locked is waited for at most 1 s per statement, then
+            /// that read or write is skipped with ``CacheEvent/storageFailed(_:)`` (a failed open
+            /// leaves the cache in memory only).
             public var storageFile: URL?
             /// The most bytes the database file keeps. Default 50 MiB.
             public var storageMaxBytes: Int

@@ -46,7 +46,10 @@ extension APIClient.Configuration {
         /// The SQLite database file (its directory must exist), owned by this client alone: a
         /// second client on the same file gets ``NetworkError/storageFailed(_:)``. Default none:
         /// the queue lives in memory and does not survive the process (for tests; apps should
-        /// set a file).
+        /// set a file). If another process holds the file locked, a call waits at most 1 s for
+        /// it (on the queue's own thread, never the cooperative pool), then fails with
+        /// ``NetworkError/storageFailed(_:)`` saying the database is locked; for a second after
+        /// a failed open, calls fail at once.
         public var storageFile: URL?
         /// The most items stored (waiting, dead, parked, expired); beyond it enqueues fail with
         /// ``NetworkError/queueFull(limit:)``. Default 1000.

@@ -11,6 +11,10 @@ import Foundation
 /// A claimed item is not written as `sending`: if the process dies during its replay, the stored
 /// item is still waiting, and is replayed with the same idempotency key, which is exactly what
 /// recovering a `sending` item would do.
+///
+/// It runs on a thread of its own (``ThreadExecutor``), not on the cooperative pool: its SQLite
+/// statements, their `fsync`s, and a wait for a file another process holds block only that
+/// thread (and this queue's callers, who wait for their answers without holding a thread).
 actor OfflineQueue: Component {
     /// The messages the offline queue understands: its whole API.
     enum Message: Sendable {
@@ -52,6 +56,8 @@ actor OfflineQueue: Component {
     }
 
     private let environment: Environment
+    /// This instance's thread: a restarted instance gets its own, and this one's ends with it.
+    private let executor = ThreadExecutor(name: "courier.queue")
     private var store: OfflineStore?
     /// The last failed open and when it happened.
     private var openFailure: (NetworkError, Duration)?
@@ -67,6 +73,15 @@ actor OfflineQueue: Component {
     init(_ environment: Environment) {
         self.environment = environment
     }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Opens once this instance's thread has ended (for tests).
+    nonisolated var executorEnded: Latch { executor.ended }
+
+    /// Runs on the executor's thread, so that the database is closed (a WAL checkpoint, an
+    /// `fsync`) there too.
+    isolated deinit {}
 
     func handle(_ message: consuming Message) throws {
         if let fault = environment.fault?(message) { throw fault }
@@ -194,7 +209,9 @@ actor OfflineQueue: Component {
         } catch {
             let failure = NetworkError.storageFailed("the offline queue's database could not be opened: \(error)")
             environment.events.publish(.storageFailed("\(failure)"))
-            openFailure = (failure, now)
+            // From the failure, not the attempt: an attempt that waited out the busy timeout must
+            // not leave the next message to wait it out again at once.
+            openFailure = (failure, environment.clock.now)
             environment.loaded.open()   // nothing to count: readers are not held
             return failure
         }

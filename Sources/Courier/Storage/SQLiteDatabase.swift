@@ -5,13 +5,23 @@ import Foundation
 /// `synchronous=FULL` (a committed transaction is on disk), checked when opened, and replaced
 /// by a fresh one if it is corrupt (the bad file is moved aside, not deleted).
 ///
-/// Not thread-safe: one component instance owns it, and uses it from its actor only.
+/// Not thread-safe: one component instance owns it, and uses it from its actor only, which runs
+/// on a thread of its own (``ThreadExecutor``): every call here may block (an `fsync`, a wait for
+/// a lock), and must never run on the cooperative pool.
 final class SQLiteDatabase {
+    /// How long a statement waits for a lock another connection or process holds on the file
+    /// before it fails with `SQLITE_BUSY` (``Failure``'s description says so).
+    static let busyTimeout = Duration.seconds(1)
+
     /// Why a call failed: the SQLite result code and message.
     struct Failure: Error, CustomStringConvertible {
         let code: Int32
         let message: String
-        var description: String { "SQLite error \(code): \(message)" }
+        var description: String {
+            guard code & 0xFF == SQLITE_BUSY else { return "SQLite error \(code): \(message)" }
+            return "SQLite error \(code): \(message) (another connection or process holds the file; "
+                + "gave up after waiting \(SQLiteDatabase.busyTimeout))"
+        }
         /// The file is damaged or is not a database.
         var isCorruption: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
     }
@@ -94,7 +104,7 @@ final class SQLiteDatabase {
             throw Failure(code: status, message: message)
         }
         let database = SQLiteDatabase(handle: handle, path: path)
-        sqlite3_busy_timeout(handle, 5000)
+        sqlite3_busy_timeout(handle, Int32(busyTimeout.inSeconds * 1000))
         try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
         let check = try database.query("PRAGMA quick_check", [], columns: { $0.text(0) })
         guard check == ["ok"] else { throw Failure(code: SQLITE_CORRUPT, message: "integrity check failed") }

@@ -1,0 +1,109 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The name of the ThreadExecutor whose thread is calling; "" on any other thread (the pool's).
+func currentThreadName() -> String {
+    ThreadExecutor.currentName ?? ""
+}
+
+/// An actor on a thread of its own, as the components that own a database are.
+private actor OnThread {
+    let executor = ThreadExecutor(name: "courier.test")
+    private var seen: [Int] = []
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Where the call ran: on the executor's thread, and its name.
+    func whereAmI() -> (onExecutor: Bool, name: String) {
+        (executor.isCurrent, currentThreadName())
+    }
+
+    func append(_ value: Int) {
+        seen.append(value)
+    }
+
+    var values: [Int] { seen }
+}
+
+@Suite struct ThreadExecutorTests {
+    @Test("an actor on a ThreadExecutor runs on the executor's thread, never on the caller's (a pool thread)")
+    func runsOnItsThread() async {
+        let actor = OnThread()
+        let (onExecutor, name) = await actor.whereAmI()
+        #expect(onExecutor)
+        #expect(name == "courier.test")
+        #expect(!actor.executor.isCurrent)   // here: the test's task, on the pool
+        #expect(currentThreadName() != "courier.test")
+    }
+
+    @Test("jobs run one at a time, in the order they were enqueued")
+    func serial() async {
+        let actor = OnThread()
+        for value in 0..<1000 { await actor.append(value) }
+        await withTaskGroup(of: Void.self) { group in
+            for value in 1000..<2000 { group.addTask { await actor.append(value) } }
+        }
+        let values = await actor.values
+        #expect(Array(values.prefix(1000)) == Array(0..<1000))
+        #expect(values.sorted() == Array(0..<2000))
+    }
+
+    @Test("the thread ends once its executor is released")
+    func threadEnds() async {
+        var actor: OnThread? = OnThread()
+        let ended = actor!.executor.ended
+        _ = await actor!.whereAmI()
+        #expect(!ended.isOpen)
+        actor = nil
+        #expect(await ended.wait(atMost: .seconds(60), clock: SystemTimeSource()))
+    }
+
+    @Test("the offline queue's messages are handled on its own thread, and the thread ends with the instance")
+    func offlineQueueOffThePool() async throws {
+        let names = Locked<[String]>([])
+        let mailbox = Mailbox<OfflineQueue.Message>(name: "OfflineQueue")
+        let handle = OfflineQueue.Handle(mailbox: mailbox, waiting: LatestValue(0))
+        var environment = OfflineQueue.Environment(
+            path: ":memory:", limits: OfflineLimits(maxAttempts: 3, expiry: .seconds(3600), backoff: .constant(.seconds(1)), maxItems: 100),
+            clock: ManualClock(), events: EventBroadcaster(), waiting: handle.waiting, loaded: handle.loaded)
+        environment.fault = { _ in
+            let name = currentThreadName()
+            names.withLock { $0.append(name) }
+            return nil
+        }
+        var queue: OfflineQueue? = OfflineQueue(environment)
+        let ended = queue!.executorEnded
+        let task = Task { [queue] in try await queue!.run(mailbox, incarnation: 1) }
+        queue = nil
+        _ = try await handle.enqueue(write(1), requiresAuth: true)
+        _ = try await handle.items()
+        #expect(names.withLock { $0 } == ["courier.queue", "courier.queue"])
+        mailbox.close()
+        _ = await task.result
+        #expect(await ended.wait(atMost: .seconds(60), clock: SystemTimeSource()))
+    }
+
+    @Test("the cache runs on its own thread when it has a persistent tier, on the pool without one")
+    func cacheOffThePool() async throws {
+        let file = try temporaryDirectory().appendingPathComponent("cache.sqlite")
+        for storageFile in [file, nil] {
+            let names = Locked<[String]>([])
+            let api = client(URL(string: "https://api.example.com")!, transport: InMemoryTransport(always: HTTPResponse(status: 404))) {
+                $0.caching = .init(storageFile: storageFile)
+                $0.caching?.fault = { _ in
+                    let name = currentThreadName()
+                    names.withLock { $0.append(name) }
+                    return nil
+                }
+            }
+            _ = try await api.cache.stats()
+            let seen = names.withLock { $0 }
+            #expect(seen.count == 1)
+            if storageFile != nil { #expect(seen == ["courier.cache"]) } else { #expect(!seen.contains("courier.cache")) }
+            await api.shutdown()
+        }
+    }
+}
