@@ -7,7 +7,7 @@ import Testing
 /// `client.graphQL` against a real GraphQL server (Strawberry on uvicorn, `graphql_server.py`),
 /// and the scripted server where a status is needed.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct ClientGraphQLTests {
-    private func graphQLClient(_ server: GraphQLServer, configure: (inout APIClient.Configuration) -> Void = { _ in }) -> APIClient {
+    private func graphQLClient(_ server: VenvServer, configure: (inout APIClient.Configuration) -> Void = { _ in }) -> APIClient {
         client(server.baseURL, configure: configure)
     }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A GraphQL server for Courier's tests: Strawberry (PyPI ``strawberry-graphql``), served by
 ``uvicorn`` on loopback, with the interpreter of the virtual environment ``.ci/run`` makes
-(``.build/venv``). Started by ``GraphQLServer.swift``:
+(``.build/venv``). Started by ``VenvServer.swift``:
 
     .build/venv/bin/python graphql_server.py
 

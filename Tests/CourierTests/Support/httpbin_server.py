@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """httpbin (PyPI) on loopback for Courier's tests, run with the virtual environment's
-interpreter that `.ci/run` makes (`.build/venv`). Started by `HTTPBinServer.swift`:
+interpreter that `.ci/run` makes (`.build/venv`). Started by `VenvServer.swift`:
 
     .build/venv/bin/python httpbin_server.py
 
