@@ -94,6 +94,25 @@ import Testing
         }
     }
 
+    @Test("a cached query is never shared across users: another sign-in asks the server again")
+    func cacheIsPerUser() async throws {
+        try await withGraphQLServer { server in
+            let api = graphQLClient(server) {
+                $0.caching = .init(defaultTTL: .seconds(60))
+                $0.session = .init(persistence: InMemoryTokenPersistence())
+            }
+            try await api.session.signIn(Tokens(accessToken: "ada", refreshToken: "r", expiresAt: nil))
+            _ = try await api.graphQL.fetch(HeroQuery(variables: .init(id: "1")))
+            _ = try await api.graphQL.fetch(HeroQuery(variables: .init(id: "1")))
+            #expect(try await server.stats().executions["hero"] == 1)
+            try await api.session.signOut()
+            try await api.session.signIn(Tokens(accessToken: "grace", refreshToken: "r", expiresAt: nil))
+            _ = try await api.graphQL.fetch(HeroQuery(variables: .init(id: "1")))
+            #expect(try await server.stats().executions["hero"] == 2)
+            await api.shutdown()
+        }
+    }
+
     @Test("persisted queries: the hash first, the document only after PersistedQueryNotFound, then the hash alone")
     func persistedQueries() async throws {
         try await withGraphQLServer { server in
