@@ -63,8 +63,8 @@ public final class CourierMetrics: Sendable {
         }
     }
 
-    private struct Streams: @unchecked Sendable {
-        // Each stream is iterated by exactly one task, in `run`; AsyncStream is Sendable.
+    /// Subscribed at init; each is iterated by one task of ``run(pollingEvery:)``, once.
+    private struct Streams: Sendable {
         let requests: AsyncStream<RequestEvent>
         let offline: AsyncStream<OfflineEvent>
         let session: AsyncStream<TokenEvent>
