@@ -12,13 +12,18 @@ public struct RequestContext: Sendable {
     public let baseURL: URL?
     /// The client's logger, if it has one.
     public let logger: (any NetworkLogger)?
+    /// The values the caller attached to this call (``RequestOptions/tags``), the same in every
+    /// attempt.
+    public let tags: RequestTags
     /// The origin of ``baseURL``, worked out once per client rather than once per request.
     let baseOrigin: HTTPOrigin?
 
     /// Creates a context (interceptor tests build their own).
     public init(
-        id: RequestID, attempt: Int = 1, requiresAuth: Bool = true, baseURL: URL? = nil, logger: (any NetworkLogger)? = nil
+        id: RequestID, attempt: Int = 1, requiresAuth: Bool = true, baseURL: URL? = nil, logger: (any NetworkLogger)? = nil,
+        tags: RequestTags = RequestTags()
     ) {
+        self.tags = tags
         self.id = id
         self.attempt = attempt
         self.requiresAuth = requiresAuth
@@ -28,7 +33,11 @@ public struct RequestContext: Sendable {
     }
 
     /// A context whose base origin is already known (the pipeline's, per attempt).
-    init(id: RequestID, attempt: Int, requiresAuth: Bool, baseURL: URL?, baseOrigin: HTTPOrigin?, logger: (any NetworkLogger)?) {
+    init(
+        id: RequestID, attempt: Int, requiresAuth: Bool, baseURL: URL?, baseOrigin: HTTPOrigin?, logger: (any NetworkLogger)?,
+        tags: RequestTags
+    ) {
+        self.tags = tags
         self.id = id
         self.attempt = attempt
         self.requiresAuth = requiresAuth

@@ -177,7 +177,7 @@ struct RequestExecution: Sendable {
     private func context(of attempt: Attempt) -> RequestContext {
         RequestContext(
             id: attempt.pending.id, attempt: attempt.number, requiresAuth: attempt.pending.requiresAuth,
-            baseURL: configuration.baseURL, baseOrigin: baseOrigin, logger: configuration.logger)
+            baseURL: configuration.baseURL, baseOrigin: baseOrigin, logger: configuration.logger, tags: attempt.pending.tags)
     }
 
     /// Runs the attempt steps from `index` on and returns the response as the step at `index`

@@ -34,6 +34,9 @@ public struct RequestOptions: Sendable {
     /// (``APIClient/bytes(for:stallTimeout:maxBytes:)``, ``APIClient/download(_:to:maxBytes:resumable:stallTimeout:)``),
     /// at most every 100 ms and once at its end. Default `nil`.
     public var downloadProgress: (@Sendable (TransferProgress) -> Void)?
+    /// Values for the interceptors of this call's attempts (``RequestContext/tags``), such as an
+    /// integration's per-call state; never sent. Default none.
+    public var tags = RequestTags()
     /// Set for a streamed call: its 2xx body is handed over as it arrives, never cached.
     var stream: StreamSettings?
     /// Set for a read sent with an unsafe method (a GraphQL query `POST`ed): the cache files it

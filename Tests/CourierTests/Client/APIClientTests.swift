@@ -182,6 +182,40 @@ extension APIClientTests {
         await api.shutdown()
     }
 
+    @Test("a call's tags reach the interceptors of every attempt, and are never sent")
+    func tagsReachEveryAttempt() async throws {
+        struct Tenant: Sendable { let name: String }
+        struct Seen: Sendable { let attempt: Int; let tenant: String? }
+        final class Recorder: RequestInterceptor, ResponseInterceptor {
+            let seen = Locked<[Seen]>([])
+            func intercept(_ request: HTTPRequest, context: RequestContext) -> RequestInterception {
+                seen.withLock { $0.append(Seen(attempt: context.attempt, tenant: context.tags[Tenant.self]?.name)) }
+                return .proceed(request)
+            }
+            func intercept(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+                seen.withLock { $0.append(Seen(attempt: -context.attempt, tenant: context.tags[Tenant.self]?.name)) }
+                return response
+            }
+        }
+        let transport = ScriptedTransport()
+        transport.script("/v1/me", [.status(503), .json(#"{"id":9,"name":"Cy"}"#)])
+        let recorder = Recorder()
+        let api = client(URL(string: "https://api.example.com")!, transport: transport) {
+            $0.requestInterceptors = [recorder]
+            $0.responseInterceptors = [recorder]
+        }
+        var options = RequestOptions()
+        options.tags[Tenant.self] = Tenant(name: "acme")
+        #expect(options.tags[String.self] == nil && !options.tags.isEmpty)
+        _ = try await api.send(Endpoint<User>(path: "me", version: .v1, options: options))
+        _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
+        let seen = recorder.seen.withLock { $0 }
+        #expect(seen.map(\.attempt) == [1, -1, 2, -2, 1, -1])
+        #expect(seen.map(\.tenant) == ["acme", "acme", "acme", "acme", nil, nil])
+        #expect(transport.requests.allSatisfy { !$0.headers.contains { $0.value == "acme" } })
+        await api.shutdown()
+    }
+
     @Test("a captured log holds no secret")
     func aCapturedLogHoldsNoSecret() async throws {
         try await withScriptedServer { server in

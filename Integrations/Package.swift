@@ -1,0 +1,56 @@
+// swift-tools-version:6.2
+// Courier's integrations with the server-side Swift ecosystem: swift-log, swift-metrics,
+// swift-distributed-tracing and swift-service-lifecycle. A package of its own, so that Courier
+// itself keeps no package dependency; each product is opt-in.
+import Foundation
+import PackageDescription
+
+// Courier itself is the package one folder up, by path. A path package's identity is its
+// folder's name, which differs between clones (`courier`, a worktree's name, CI's folder), so
+// it is worked out here rather than spelled.
+let courier = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
+
+let package = Package(
+    name: "CourierIntegrations",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [
+        .library(name: "CourierLogging", targets: ["CourierLogging"]),
+        .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
+        .library(name: "CourierTracing", targets: ["CourierTracing"]),
+        .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        .target(name: "CourierLogging", dependencies: [
+            .product(name: "Courier", package: courier),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "CourierMetrics", dependencies: [
+            .product(name: "Courier", package: courier),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+        ]),
+        .target(name: "CourierTracing", dependencies: [
+            .product(name: "Courier", package: courier),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+        ]),
+        .target(name: "CourierServiceLifecycle", dependencies: [
+            .product(name: "Courier", package: courier),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .testTarget(name: "CourierIntegrationsTests", dependencies: [
+            "CourierLogging", "CourierMetrics", "CourierTracing", "CourierServiceLifecycle",
+            .product(name: "CourierTesting", package: courier),
+            .product(name: "InMemoryLogging", package: "swift-log"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

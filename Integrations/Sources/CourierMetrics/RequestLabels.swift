@@ -1,0 +1,43 @@
+import Courier
+import Foundation
+
+/// The `method` and `host` labels of the requests in flight, by request id, from their
+/// `started` event until their last one. Owned by the one task that reads the request events.
+struct RequestLabels {
+    struct Request {
+        let method: String
+        let host: String
+        var dimensions: [(String, String)] { [("method", method), ("host", host)] }
+    }
+
+    /// What a request with no `started` event seen is labelled (the buffer dropped it).
+    static let unknown = Request(method: "_OTHER", host: "_other")
+    /// The standard methods; any other is `_OTHER`, as OpenTelemetry's conventions say.
+    static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"]
+    /// Requests in flight; bounded: past this many (their end events lost) the oldest go.
+    static let maxInFlight = 10_000
+
+    let maxHosts: Int
+    private var hosts: Set<String> = []
+    private var inFlight: [RequestID: Request] = [:]
+
+    init(maxHosts: Int) { self.maxHosts = maxHosts }
+
+    mutating func start(_ id: RequestID, method: HTTPMethod, url: String) {
+        let method = Self.methods.contains(method.rawValue) ? method.rawValue : "_OTHER"
+        var host = URL(string: url)?.host?.lowercased() ?? "_other"
+        if !hosts.contains(host) {
+            if hosts.count < maxHosts { hosts.insert(host) } else { host = "_other" }
+        }
+        if inFlight.count >= Self.maxInFlight {
+            let keep = UInt64(Self.maxInFlight / 2)
+            let oldest = id.rawValue > keep ? id.rawValue - keep : 0
+            inFlight = inFlight.filter { $0.key.rawValue > oldest }
+        }
+        inFlight[id] = Request(method: method, host: host)
+    }
+
+    func peek(_ id: RequestID) -> Request { inFlight[id] ?? Self.unknown }
+
+    mutating func finish(_ id: RequestID) -> Request { inFlight.removeValue(forKey: id) ?? Self.unknown }
+}
