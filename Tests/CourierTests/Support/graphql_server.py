@@ -24,6 +24,7 @@ Around Strawberry, a small ASGI layer adds:
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import socket
 import threading
@@ -37,6 +38,9 @@ from strawberry.subscriptions import MULTIPART_SUBSCRIPTION_PROTOCOL
 from strawberry.types import Info
 
 from scripted_server import watch_parent, watch_stdin
+
+# Quiet in the test log: the errors the tests provoke on purpose would each print a traceback.
+logging.getLogger("strawberry.execution").setLevel(logging.CRITICAL)
 
 EXECUTIONS = Counter()
 STATS = {"documents": 0, "hashOnly": 0, "authorizations": [], "refreshes": 0}
