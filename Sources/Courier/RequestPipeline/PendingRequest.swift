@@ -28,6 +28,8 @@ final class PendingRequest: Sendable {
     let isRead: Bool
     /// Whether a response refuses the credential, beside a 401.
     let credentialRejected: (@Sendable (HTTPResponse) -> Bool)?
+    /// The only session identity whose credentials it may carry (``RequestOptions/sessionIdentity``).
+    let sessionIdentity: String?
     /// Where the outcome goes.
     let reply: Reply<HTTPResponse>
 
@@ -35,8 +37,9 @@ final class PendingRequest: Sendable {
         id: RequestID, request: HTTPRequest, created: Duration, deadline: Duration, attemptTimeout: Duration,
         retryPolicy: RetryPolicy?, redirects: RedirectPolicy? = nil, requiresAuth: Bool, stream: StreamSettings? = nil,
         uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil, isRead: Bool = false,
-        credentialRejected: (@Sendable (HTTPResponse) -> Bool)? = nil, reply: Reply<HTTPResponse>
+        credentialRejected: (@Sendable (HTTPResponse) -> Bool)? = nil, sessionIdentity: String? = nil, reply: Reply<HTTPResponse>
     ) {
+        self.sessionIdentity = sessionIdentity
         self.isRead = isRead
         self.credentialRejected = credentialRejected
         self.uploadProgress = uploadProgress
