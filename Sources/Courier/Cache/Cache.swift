@@ -420,8 +420,8 @@ actor Cache: Component {
         guard let persistence = environment.persistence else { return }
         do {
             let (disk, movedAside) = try PersistentCache.open(path: persistence.path, maxBytes: persistence.maxBytes)
-            // Sessions get a new identity in each process: earlier processes' private entries
-            // can never be matched again, so they are dropped rather than left on disk.
+            // A session's private entries do not outlive its process on disk (its identity, saved
+            // with the tokens, may): earlier processes' are dropped.
             try disk.removePrivate()
             self.disk = disk
             if let movedAside { environment.events.publish(.storageReset(movedTo: movedAside)) }

@@ -71,9 +71,9 @@ struct ClientComponents: Sendable {
         }
         if let offline {
             children += Self.connectivityChildren(offline, configuration)
-            children += Self.offlineChildren(offline, configuration) { request, requiresAuth in
-                await chain.replay(request, requiresAuth: requiresAuth)
-            }
+            children += Self.offlineChildren(
+                offline, configuration, replay: { request, item in await chain.replay(request, as: item) },
+                identity: { await chain.sessionIdentity() })
         }
         self.children = children
     }
@@ -102,11 +102,12 @@ struct ClientComponents: Sendable {
         return children
     }
 
-    /// The offline queue, the sync coordinator that drains it through `replay`, and the
-    /// coordinator's two feeders: the monitor's changes forwarded, and the periodic tick.
+    /// The offline queue, the sync coordinator that drains it through `replay` (under the
+    /// session's `identity`), and the coordinator's two feeders: the monitor's changes forwarded,
+    /// and the periodic tick.
     private static func offlineChildren(
         _ offline: OfflineComponents, _ configuration: APIClient.Configuration,
-        replay: @escaping Drain.Send
+        replay: @escaping Drain.Send, identity: @escaping @Sendable () async -> String?
     ) -> [ChildSpec] {
         guard let settings = configuration.offline, let queue = offline.queue, let coordinator = offline.coordinator else { return [] }
         let clock = configuration.clock
@@ -114,7 +115,7 @@ struct ClientComponents: Sendable {
             path: settings.storageFile?.path ?? ":memory:", limits: settings.limits, clock: clock, events: offline.offlineEvents,
             waiting: queue.waiting, loaded: queue.loaded, fault: settings.queueFault)
         let coordinatorEnvironment = SyncCoordinator.Environment(
-            mailbox: coordinator, queue: queue, send: replay, resolver: settings.conflicts, connectivity: offline.connectivity,
+            mailbox: coordinator, queue: queue, send: replay, identity: identity, resolver: settings.conflicts, connectivity: offline.connectivity,
             progress: offline.syncProgress, running: offline.running, fault: settings.coordinatorFault)
         let (events, current, interval) = (offline.connectivityEvents, offline.connectivity, settings.drainInterval)
         return [

@@ -8,14 +8,16 @@ public struct ClientOfflineQueue: Sendable {
     let client: APIClient
 
     /// Stores `endpoint`'s request without trying to send it now, and returns its id once it is
-    /// on disk. It is replayed in order at the next drain. Use it for writes that must reach the
-    /// server however the network is.
+    /// on disk. It is replayed in order at the next drain, with the endpoint's own timeouts, and
+    /// only under the session identity signed in now (``OfflineItem/sessionIdentity``). Use it
+    /// for writes that must reach the server however the network is.
     /// - Throws: ``NetworkError/queueFull(limit:)``, ``NetworkError/storageFailed(_:)``, or a
     ///   request that is invalid or carries its own `Authorization` (never stored).
     @discardableResult
     public func enqueue<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Int64 {
         guard let offline = client.components.offline, offline.queue != nil else { throw Self.unavailable }
-        return try await offline.enqueue(try client.makeRequest(endpoint.untyped), requiresAuth: endpoint.options.requiresAuth)
+        let request = try client.makeRequest(endpoint.untyped)
+        return try await offline.enqueue(await client.components.chain.queueable(request, endpoint.options))
     }
 
     /// How many items wait to be replayed (queued, retrying, in flight), the writes stored by

@@ -7,9 +7,11 @@ public struct ClientSession: Sendable {
     let client: APIClient
 
     /// Starts a session with `tokens` (after your login call): they are persisted, and every
-    /// request that needs credentials carries the access token from now on.
+    /// request that needs credentials carries the access token from now on. Queued writes
+    /// waiting for this identity (``Tokens/identity``) are replayed.
     public func signIn(_ tokens: Tokens) async throws(NetworkError) {
         try await store().set(tokens)
+        try? client.components.offline?.coordinator?.send(.signedIn)
     }
 
     /// Ends the session: the tokens are cleared from memory and persistence, and requests that

@@ -62,15 +62,15 @@ struct OfflineComponents: Sendable {
     /// Stores a write in the offline queue and tells the coordinator (which drains it unless the
     /// monitor says offline). A request with its own `Authorization` is refused: that header is
     /// never stored, so its replay could not be authenticated.
-    func enqueue(_ request: HTTPRequest, requiresAuth: Bool, keyMayBeInProgress: Bool = false) async throws(NetworkError) -> Int64 {
+    func enqueue(_ write: OfflineWrite) async throws(NetworkError) -> Int64 {
         guard let queue else { throw .componentUnavailable("OfflineQueue") }
-        if request.headers.contains("Authorization") {
+        if write.request.headers.contains("Authorization") {
             throw .invalidRequest("a request with its own Authorization header cannot be queued (it is never stored)")
         }
-        if request.bodyStream != nil {
+        if write.request.bodyStream != nil {
             throw .invalidRequest("a request with a body stream cannot be queued (only a body in memory is stored)")
         }
-        let id = try await queue.enqueue(request, requiresAuth: requiresAuth, keyMayBeInProgress: keyMayBeInProgress)
+        let id = try await queue.enqueue(write)
         try? coordinator?.send(.itemsAdded)
         return id
     }

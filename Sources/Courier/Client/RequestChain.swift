@@ -12,7 +12,7 @@ import Foundation
 /// 3. **admission**: the request pipeline's mailbox (a bound on requests in flight, then a
 ///    bounded queue). Its outcome tells the connectivity monitor what it learnt.
 ///
-/// A queued write's replay enters at admission (``replay(_:requiresAuth:)``). An admitted
+/// A queued write's replay enters at admission (``replay(_:as:)``). An admitted
 /// request then passes ``attemptSteps`` once per attempt, on a pipeline worker
 /// (``RequestExecution``): the user's interceptors, the security guard, auth, logging, and the
 /// transport. Each step may change the request on its way out and sees the response on its way
@@ -83,12 +83,18 @@ final class RequestChain: Sendable {
         return try await proceed(request, options, from: 0)
     }
 
-    /// Replays a queued write: it enters the chain at admission (it must not be queued again,
-    /// nor answered by the cache, whatever its method), with no retries of its own (the queue
-    /// schedules them); a success makes the stored reads of its URL stale, as a write's does.
-    nonisolated(nonsending) func replay(_ request: HTTPRequest, requiresAuth: Bool) async -> Result<HTTPResponse, NetworkError> {
+    /// Replays a queued write (`item`, as `request`): it enters the chain at admission (it must
+    /// not be queued again, nor answered by the cache, whatever its method), with the request's
+    /// own timeouts and no retries of its own (the queue schedules them), and, if it was queued
+    /// under a session identity, with that identity's credentials or none (the auth step
+    /// refuses another's: `unauthorized`); a success makes the stored reads of its URL stale,
+    /// as a write's does.
+    nonisolated(nonsending) func replay(_ request: HTTPRequest, as item: OfflineItem) async -> Result<HTTPResponse, NetworkError> {
+        var options = RequestOptions(
+            attemptTimeout: item.attemptTimeout, deadline: item.deadline, retryPolicy: .never, requiresAuth: item.requiresAuth)
+        options.sessionIdentity = item.sessionIdentity
         do {
-            let response = try await admitted(request, RequestOptions(retryPolicy: .never, requiresAuth: requiresAuth))
+            let response = try await admitted(request, options)
             cache?.forget(.invalidate(url: request.url.absoluteString))
             return .success(response)
         } catch {
@@ -126,10 +132,10 @@ final class RequestChain: Sendable {
             request.headers.add(name: "Idempotency-Key", value: UUID().uuidString)
         }
         if offline.connectivity.value == .offline {
-            throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth))
+            throw .queued(itemID: try await offline.enqueue(await queueable(request, options)))
         }
         // Counted once the store is open: right after launch, stored writes wait too.
-        if await queue.waitingCount() > 0, let id = try? await offline.enqueue(request, requiresAuth: options.requiresAuth) {
+        if await queue.waitingCount() > 0, let id = try? await offline.enqueue(await queueable(request, options)) {
             throw .queued(itemID: id)
         }
         do {
@@ -138,8 +144,33 @@ final class RequestChain: Sendable {
             guard case .noConnection = error else { throw error }
             // The connection may have failed after the server took the write: its replay may
             // find the key still in progress there.
-            throw .queued(itemID: try await offline.enqueue(request, requiresAuth: options.requiresAuth, keyMayBeInProgress: true))
+            throw .queued(itemID: try await offline.enqueue(await queueable(request, options, keyMayBeInProgress: true)))
         }
+    }
+
+    /// `request`, sent with `options`, as the offline queue stores it: with the session identity
+    /// whose credentials it would carry (its replay carries that identity's or none), and its
+    /// own timeouts.
+    nonisolated(nonsending) func queueable(
+        _ request: HTTPRequest, _ options: RequestOptions, keyMayBeInProgress: Bool = false
+    ) async -> OfflineWrite {
+        var identity: String?
+        if options.requiresAuth, tokens != nil, let authentication, !authentication.isPublic(pathOf: request.url) {
+            identity = await sessionIdentity()
+        }
+        return OfflineWrite(
+            request: request, requiresAuth: options.requiresAuth, sessionIdentity: identity,
+            attemptTimeout: options.attemptTimeout ?? request.timeout, deadline: options.deadline,
+            keyMayBeInProgress: keyMayBeInProgress)
+    }
+
+    /// The session's identity now (``Tokens/identity``); `nil` when signed out or without a
+    /// session. Right after launch, once the token store has loaded the saved tokens.
+    nonisolated(nonsending) func sessionIdentity() async -> String? {
+        guard let tokens else { return nil }
+        // The store loads the saved tokens before its first message: one ask, at launch only.
+        if !tokens.credential.read({ $0.isPublished }) { _ = try? await tokens.state() }
+        return tokens.credential.read { $0.identity }
     }
 
     /// A GET (or a read with its own key, ``RequestOptions/readKey``) the cache may answer: a

@@ -104,6 +104,18 @@ public struct AuthInterceptor: RequestInterceptor {
         }
     }
 
+    /// Adds the token store's credentials only if they are `identity`'s (a queued write's replay:
+    /// it never goes out with another session's token), read in one snapshot with the identity.
+    /// - Throws: ``NetworkError/unauthorized(_:)`` (nil response) when the session has another
+    ///   identity or none, or there is no store to tell.
+    nonisolated(nonsending) func addCredentials(to request: inout HTTPRequest, as identity: String) async throws(NetworkError) {
+        guard let store else { throw .unauthorized(nil) }
+        let credential = try await store.current()
+        guard credential.identity == identity, let authorization = credential.authorization else { throw .unauthorized(nil) }
+        request.headers.replaceOrAdd(name: "Authorization", value: authorization)
+        request.credentialVersion = credential.version
+    }
+
     /// Whether `path` is one of ``publicPaths`` (as whole trailing segments).
     public func isPublic(_ path: String) -> Bool {
         var path = Array(path.utf8)

@@ -13,6 +13,10 @@ public enum OfflineEvent: Sendable, Equatable {
     case expired(itemID: Int64)
     /// A replay met a 409 or 412 (`status`) and the resolver left it to the app: parked.
     case conflict(itemID: Int64, status: Int)
+    /// Its turn came while another session identity than the one it was queued under (or none)
+    /// was signed in: it waits, unsent, until that identity signs in again
+    /// (``OfflineItemState/waitingForUser``).
+    case waitingForUser(itemID: Int64)
     /// A conflict was resolved: `serverWins` dropped the write (it left the queue); `clientWins`
     /// and `merge` queued it again.
     case conflictResolved(itemID: Int64, resolution: String)

@@ -16,6 +16,19 @@ enum ReplayVerdict: Sendable {
     /// server still processing that send, not a conflict. The item backs off without counting an
     /// attempt and is replayed with the same key, which then gets the first send's answer.
     case keyInProgress(HTTPResponse)
+    /// Claimed but not replayed (the drain ended first): it waits again as it was, nothing counted.
+    case released
+}
+
+extension ReplayVerdict {
+    /// Whether it ends the drain whatever the item's new state: it says nothing about the item
+    /// (a lost connection, a stop), or the item was not replayed.
+    var endsDrain: Bool {
+        switch self {
+        case .interrupted, .released: true
+        default: false
+        }
+    }
 }
 
 /// What a transition does to an item: its new value (`nil`: it leaves the queue) and the
@@ -26,26 +39,43 @@ struct OfflineItemChange: Sendable {
 }
 
 /// The item state machine: pure functions of an item, a verdict and the time, tested without
-/// storage or network. queued → sending → delivered (leaves) / queued (interrupted) / retrying /
-/// dead / conflict, and any waiting state → expired; dead, conflict and expired items go back
-/// to queued when the app retries or resolves them.
+/// storage or network. queued → sending → delivered (leaves) / queued (interrupted, released) /
+/// retrying / dead / conflict; a waiting item whose turn comes under another session identity →
+/// waitingForUser (→ sending under its own); any waiting state → expired; dead, conflict and
+/// expired items go back to queued when the app retries or resolves them.
 extension OfflineItem {
     /// A new item for `request` (its `Authorization` removed), waiting.
     static func enqueued(
-        _ request: HTTPRequest, requiresAuth: Bool, id: Int64, idempotencyKey: String, now: Date, expiry: Duration
+        _ request: HTTPRequest, requiresAuth: Bool, id: Int64, idempotencyKey: String, now: Date, expiry: Duration,
+        sessionIdentity: String? = nil, attemptTimeout: Duration? = nil, deadline: Duration? = nil
     ) -> OfflineItem {
         var request = request
         request.headers.remove(name: "Authorization")
         request.knownOrigin = nil
         return OfflineItem(
-            id: id, request: request, requiresAuth: requiresAuth, idempotencyKey: idempotencyKey, createdAt: now,
+            id: id, request: request, requiresAuth: requiresAuth, sessionIdentity: sessionIdentity,
+            attemptTimeout: attemptTimeout, deadline: deadline, idempotencyKey: idempotencyKey, createdAt: now,
             expiresAt: now.addingTimeInterval(expiry.inSeconds), attempts: 0, lastError: nil, state: .queued,
             nextAttemptAt: nil, serverResponse: nil)
     }
 
-    /// Whether a drain may replay it at `now` (waiting, and its backoff over).
+    /// Whether a drain may replay it at `now` (waiting, or waiting for its user, and its backoff over).
     func isDue(at now: Date) -> Bool {
-        state.isWaiting && (nextAttemptAt.map { now >= $0 } ?? true)
+        (state.isWaiting || state == .waitingForUser) && (nextAttemptAt.map { now >= $0 } ?? true)
+    }
+
+    /// Whether it may be replayed while the session has `identity` (`nil`: signed out): it was
+    /// queued under that identity, or under none.
+    func belongs(to identity: String?) -> Bool {
+        sessionIdentity == nil || sessionIdentity == identity
+    }
+
+    /// Its turn came under another session identity: it waits for its own, unsent (its backoff,
+    /// if any, is kept).
+    func parked() -> OfflineItemChange {
+        var item = self
+        item.state = .waitingForUser
+        return OfflineItemChange(item: item, event: .waitingForUser(itemID: id))
     }
 
     /// Taken by a drain.
@@ -69,6 +99,9 @@ extension OfflineItem {
         switch verdict {
         case .delivered(let status):
             return OfflineItemChange(item: nil, event: .delivered(itemID: id, status: status))
+        case .released:
+            item.state = .queued
+            return OfflineItemChange(item: item, event: nil)
         case .interrupted(let reason, let unanswered):
             item.state = .queued
             item.lastError = reason
@@ -151,10 +184,10 @@ extension OfflineItem {
         return OfflineItemChange(item: item, event: .conflictResolved(itemID: id, resolution: name))
     }
 
-    /// Expired, if it is still waiting at `now` past its expiry (an item in flight is left to
-    /// finish); `nil` otherwise.
+    /// Expired, if it is still waiting (or waiting for its user) at `now` past its expiry (an
+    /// item in flight is left to finish); `nil` otherwise.
     func expiring(now: Date) -> OfflineItemChange? {
-        guard state == .queued || state == .retrying, now >= expiresAt else { return nil }
+        guard state == .queued || state == .retrying || state == .waitingForUser, now >= expiresAt else { return nil }
         var item = self
         item.state = .expired
         item.nextAttemptAt = nil

@@ -11,6 +11,18 @@ public struct OfflineItem: Sendable, Identifiable {
     /// Whether the replay gets credentials from the auth interceptor (the request's
     /// ``RequestOptions/requiresAuth``).
     public let requiresAuth: Bool
+    /// The session identity (``Tokens/identity``) it was queued under, when it is sent with the
+    /// session's credentials: it is replayed only while the session has this identity, and waits
+    /// as ``OfflineItemState/waitingForUser`` while another (or none) is signed in. `nil`
+    /// (queued without a session, to a public path, or by an earlier version): replayed with
+    /// whichever session is signed in then.
+    public internal(set) var sessionIdentity: String? = nil
+    /// The request's own attempt timeout (``RequestOptions/attemptTimeout``, else
+    /// ``HTTPRequest/timeout``), used by each replay; `nil`: the client's.
+    public internal(set) var attemptTimeout: Duration? = nil
+    /// The request's own deadline (``RequestOptions/deadline``), applied to each replay (it is a
+    /// duration, not a date); `nil`: the client's.
+    public internal(set) var deadline: Duration? = nil
     /// Sent as `Idempotency-Key` on every replay, so that a server that saw an earlier replay
     /// (the process died before it learnt the outcome) does not apply the write twice. A conflict
     /// resolution that changes the write gives it a new key.

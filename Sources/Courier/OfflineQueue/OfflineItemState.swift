@@ -16,6 +16,11 @@ public enum OfflineItemState: String, Sendable, Equatable, CaseIterable {
     /// A 409 or 412 the conflict resolver left to the app (``ConflictResolver/manual``):
     /// parked with the server's answer until ``APIClient/resolveConflict(_:with:)``.
     case conflict
+    /// Queued under another session identity (``OfflineItem/sessionIdentity``) than the one
+    /// signed in at its turn, or while signed out: kept, never sent with another user's
+    /// credentials, and replayed in its turn once its identity signs in again. It does not hold
+    /// back later writes, and expires as a waiting write does.
+    case waitingForUser
     /// Not delivered before its expiry (``APIClient/Configuration/Offline/expiry``): kept,
     /// reported, retryable and removable.
     case expired

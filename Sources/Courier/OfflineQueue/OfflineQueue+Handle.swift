@@ -23,7 +23,12 @@ extension OfflineQueue {
         nonisolated(nonsending) func enqueue(
             _ request: HTTPRequest, requiresAuth: Bool, keyMayBeInProgress: Bool = false
         ) async throws(NetworkError) -> Int64 {
-            try await mailbox.request { .enqueue(request, requiresAuth: requiresAuth, keyMayBeInProgress: keyMayBeInProgress, $0) }
+            try await enqueue(OfflineWrite(request: request, requiresAuth: requiresAuth, keyMayBeInProgress: keyMayBeInProgress))
+        }
+
+        /// Stores `write` durably and returns its id once it is on disk.
+        nonisolated(nonsending) func enqueue(_ write: OfflineWrite) async throws(NetworkError) -> Int64 {
+            try await mailbox.request { .enqueue(write, $0) }
         }
 
         nonisolated(nonsending) func items() async throws(NetworkError) -> [OfflineItem] { try await mailbox.request { .items($0) } }
@@ -35,11 +40,34 @@ extension OfflineQueue {
             try await mailbox.request { .resolve(id, resolution, $0) }
         }
 
-        nonisolated(nonsending) func claimNext() async throws(NetworkError) -> OfflineItem? { try await mailbox.request { .claimNext($0) } }
+        /// The next due items, in order, at most `limit`, claimed for a replay under `identity`
+        /// (the session's now; `nil`: signed out).
+        nonisolated(nonsending) func claim(limit: Int, identity: String?) async throws(NetworkError) -> [OfflineItem] {
+            try await mailbox.request { .claim(limit: limit, identity: identity, $0) }
+        }
+
+        /// The next due item, claimed (for a session without identity).
+        nonisolated(nonsending) func claimNext() async throws(NetworkError) -> OfflineItem? {
+            try await claim(limit: 1, identity: nil).first
+        }
+
+        /// Tells the queue a claimed item was delivered; it leaves the queue without a wait.
+        func delivered(_ id: Int64, status: Int) throws(NetworkError) {
+            do {
+                try mailbox.send(.delivered(id, status: status))
+            } catch {
+                throw NetworkError(answer: error)
+            }
+        }
+
+        /// Hands replays' verdicts to the queue; returns the items' new states (`nil`: it left).
+        nonisolated(nonsending) func settle(_ verdicts: [(id: Int64, verdict: ReplayVerdict)]) async throws(NetworkError) -> [OfflineItemState?] {
+            try await mailbox.request { .settle(verdicts, $0) }
+        }
 
         /// Hands a replay's verdict to the queue; returns the item's new state (`nil`: it left).
         nonisolated(nonsending) func settle(_ id: Int64, _ verdict: ReplayVerdict) async throws(NetworkError) -> OfflineItemState? {
-            try await mailbox.request { .settle(id, verdict, $0) }
+            try await settle([(id, verdict)]).first ?? nil
         }
     }
 }

@@ -1,16 +1,21 @@
 import Foundation
 
 /// The durable queue of writes made without a network: each is stored in SQLite before its
-/// caller is told it was queued, replayed in order by the ``SyncCoordinator`` (which takes one
-/// item at a time with `claimNext` and reports its verdict with `settle`), and kept until it is
-/// delivered or the app removes it. Decisions are the pure item state machine's
-/// (`OfflineItem+Transitions`); this actor stores and publishes them.
+/// caller is told it was queued, replayed in order by the ``SyncCoordinator`` (which takes the
+/// next due items, several at a time, with `claim`, reports each delivery with `delivered` and
+/// any other verdict with `settle`), and kept until it is delivered or the app removes it.
+/// Decisions are the pure item state machine's (`OfflineItem+Transitions`); this actor stores
+/// and publishes them.
 ///
 /// Enqueues are committed together: the writes of one mailbox batch go to disk in one
 /// transaction (one `fsync`) in ``batchHandled()``, and only then are their callers answered.
-/// A claimed item is not written as `sending`: if the process dies during its replay, the stored
-/// item is still waiting, and is replayed with the same idempotency key, which is exactly what
-/// recovering a `sending` item would do.
+/// Deliveries too: a delivered item leaves the queue (and the waiting count) at once, and its
+/// row is deleted with the others of its batch in one transaction, at the end of the batch or
+/// with the next write, whichever comes first. A crash before that delete replays it under the
+/// same idempotency key, which the durability contract allows. A claimed item is not written as
+/// `sending`: if the process dies during its replay, the stored item is still waiting, and is
+/// replayed with the same idempotency key, which is exactly what recovering a `sending` item
+/// would do.
 ///
 /// It runs on a thread of its own (``ThreadExecutor``), not on the cooperative pool: its SQLite
 /// statements, their `fsync`s, and a wait for a file another process holds block only that
@@ -19,8 +24,7 @@ actor OfflineQueue: Component {
     /// The messages the offline queue understands: its whole API.
     enum Message: Sendable {
         /// Store a write (without its `Authorization`) durably; answer its id (ask).
-        /// `keyMayBeInProgress`: it was sent under its key and got no answer.
-        case enqueue(HTTPRequest, requiresAuth: Bool, keyMayBeInProgress: Bool, Reply<Int64>)
+        case enqueue(OfflineWrite, Reply<Int64>)
         /// Every item, in order (ask).
         case items(Reply<[OfflineItem]>)
         /// Queue a dead, expired, conflicting or backing-off item again (ask).
@@ -31,10 +35,15 @@ actor OfflineQueue: Component {
         case clear(Reply<Void>)
         /// Settle a parked conflict (ask).
         case resolve(Int64, ConflictResolution, Reply<Void>)
-        /// The next item to replay, marked `sending`; `nil` when none is due (ask, from a drain).
-        case claimNext(Reply<OfflineItem?>)
-        /// A replay's verdict; answers the item's new state (`nil`: it left the queue) (ask, from a drain).
-        case settle(Int64, ReplayVerdict, Reply<OfflineItemState?>)
+        /// The next items to replay, in order, at most `limit`, marked `sending`; none when none
+        /// is due (ask, from a drain). `identity`: the session's now (`nil`: signed out); an item
+        /// queued under another waits for its user instead (``OfflineItemState/waitingForUser``).
+        case claim(limit: Int, identity: String?, Reply<[OfflineItem]>)
+        /// A replay got a 2xx (`status`): the item leaves the queue now, its row is deleted with
+        /// the batch's (tell, from a drain).
+        case delivered(Int64, status: Int)
+        /// Replays' verdicts; answers the items' new states (`nil`: it left the queue) (ask, from a drain).
+        case settle([(id: Int64, verdict: ReplayVerdict)], Reply<[OfflineItemState?]>)
         /// Open the store now (tell, the client's first message): the stored writes are counted
         /// before any call needs the count.
         case open
@@ -69,6 +78,9 @@ actor OfflineQueue: Component {
     private var waitingCount = 0
     /// Enqueues of the current batch, stored together in ``batchHandled()``.
     private var staged: [(item: OfflineItem, reply: Reply<Int64>)] = []
+    /// Delivered items, gone from memory, whose rows are deleted together (with their events)
+    /// in ``batchHandled()`` or with the next write.
+    private var deliveries: [(id: Int64, event: OfflineEvent)] = []
 
     init(_ environment: Environment) {
         self.environment = environment
@@ -91,9 +103,9 @@ actor OfflineQueue: Component {
         }
         let now = environment.clock.currentDate
         switch consume message {
-        case .enqueue(let request, let requiresAuth, let keyMayBeInProgress, let reply):
+        case .enqueue(let write, let reply):
             do throws(NetworkError) {
-                try request.validate()
+                try write.request.validate()
             } catch {
                 reply.fail(error)
                 return
@@ -103,11 +115,12 @@ actor OfflineQueue: Component {
                 return
             }
             lastID += 1
-            let key = request.headers["Idempotency-Key"] ?? UUID().uuidString
+            let key = write.request.headers["Idempotency-Key"] ?? UUID().uuidString
             var item = OfflineItem.enqueued(
-                request, requiresAuth: requiresAuth, id: lastID, idempotencyKey: key, now: now,
-                expiry: environment.limits.expiry)
-            item.keyMayBeInProgress = keyMayBeInProgress
+                write.request, requiresAuth: write.requiresAuth, id: lastID, idempotencyKey: key, now: now,
+                expiry: environment.limits.expiry, sessionIdentity: write.sessionIdentity, attemptTimeout: write.attemptTimeout,
+                deadline: write.deadline)
+            item.keyMayBeInProgress = write.keyMayBeInProgress
             staged.append((item, reply))
         case .items(let reply):
             expireAll(now: now)
@@ -133,22 +146,37 @@ actor OfflineQueue: Component {
                 return
             }
             reply.resume(with: apply([(id, item.resolved(by: resolution))]))
-        case .claimNext(let reply):
-            reply.resume(with: claimNext(now: now))
+        case .claim(let limit, let identity, let reply):
+            reply.resume(with: claim(limit: limit, identity: identity, now: now))
         case .open:
             break
-        case .settle(let id, let verdict, let reply):
-            guard let item = items[id], item.state == .sending else {
-                reply.succeed(items[id]?.state)   // removed meanwhile, or settled by an earlier drain
-                return
+        case .delivered(let id, let status):
+            // Removed meanwhile, or settled by an earlier drain: nothing to do.
+            guard items[id]?.state == .sending else { return }
+            items[id] = nil
+            waitingCount -= 1
+            environment.waiting.publish(waitingCount)
+            deliveries.append((id, .delivered(itemID: id, status: status)))
+        case .settle(let verdicts, let reply):
+            var changes: [(id: Int64, change: OfflineItemChange)] = []
+            var states: [OfflineItemState?] = []
+            for (id, verdict) in verdicts {
+                guard let item = items[id], item.state == .sending else {
+                    states.append(items[id]?.state)   // removed meanwhile, or settled by an earlier drain
+                    continue
+                }
+                let change = item.settled(by: verdict, now: now, limits: environment.limits)
+                changes.append((id, change))
+                states.append(change.item?.state)
             }
-            let change = item.settled(by: verdict, now: now, limits: environment.limits)
-            reply.resume(with: apply([(id, change)]).map { change.item?.state })
+            reply.resume(with: apply(changes).map { states })
         }
     }
 
-    /// Stores this batch's enqueues in one transaction, then answers their callers.
+    /// Stores this batch's enqueues in one transaction, then answers their callers; deletes its
+    /// deliveries in another.
     package func batchHandled() {
+        if !deliveries.isEmpty { _ = apply([]) }
         guard !staged.isEmpty, let store else { return }
         let batch = staged
         staged = []
@@ -197,7 +225,7 @@ actor OfflineQueue: Component {
             // A claim is not written, so any stored write may have been in flight when the last
             // process (or instance) ended: its key may still be in progress at the server, and
             // a 409 to its first replay waits once instead of counting as a conflict.
-            for (id, item) in all where item.state.isWaiting { all[id]?.keyMayBeInProgress = true }
+            for (id, item) in all where item.state.isWaiting || item.state == .waitingForUser { all[id]?.keyMayBeInProgress = true }
             items = all
             order = stored.map(\.id)
             head = 0
@@ -219,27 +247,36 @@ actor OfflineQueue: Component {
 
     private func reject(_ message: Message, with error: NetworkError) {
         switch message {
-        case .enqueue(_, _, _, let reply): reply.fail(error)
+        case .enqueue(_, let reply): reply.fail(error)
         case .items(let reply): reply.fail(error)
         case .retry(_, let reply), .remove(_, let reply), .clear(let reply), .resolve(_, _, let reply):
             reply.fail(error)
-        case .settle(_, _, let reply): reply.fail(error)
-        case .claimNext(let reply): reply.fail(error)
-        case .open: break
+        case .settle(_, let reply): reply.fail(error)
+        case .claim(_, _, let reply): reply.fail(error)
+        case .open, .delivered: break
         }
     }
 
-    /// Writes `changes` (new values, or removals) in one transaction, then applies them in
-    /// memory and publishes their events.
+    /// Writes `changes` (new values, or removals), and deletes the deliveries not deleted yet,
+    /// in one transaction, then applies them in memory and publishes their events (the
+    /// deliveries' first: they came first). Deliveries whose delete failed are tried again with
+    /// the next write (their items already left the queue: a restart before then replays them
+    /// under the same key).
     private func apply(_ changes: [(id: Int64, change: OfflineItemChange)]) -> Result<Void, any Error> {
         guard let store else { return .failure(NetworkError.storageFailed("the offline queue is not open")) }
         do {
-            try store.update(changes.compactMap(\.change.item))
-            try store.delete(changes.filter { $0.change.item == nil }.map(\.id))
+            try store.write(
+                updating: changes.compactMap(\.change.item),
+                deleting: deliveries.map(\.id) + changes.filter { $0.change.item == nil }.map(\.id))
         } catch {
             environment.events.publish(.storageFailed("\(error)"))
             return .failure(NetworkError.storageFailed("the offline queue could not be written: \(error)"))
         }
+        if !deliveries.isEmpty, environment.events.hasSubscribers {
+            for (_, event) in deliveries { environment.events.publish(event) }
+        }
+        deliveries.removeAll(keepingCapacity: true)
+        guard !changes.isEmpty else { return .success(()) }
         for (id, change) in changes {
             let before = items[id]?.state.isWaiting ?? false
             items[id] = change.item
@@ -257,30 +294,43 @@ actor OfflineQueue: Component {
 
     // MARK: Order
 
-    /// The first waiting item in enqueue order, if it is due: items before it that expired are
-    /// marked so on the way. A waiting item whose backoff is not over holds back the ones after
-    /// it (writes are replayed in the order they were made); dead, conflicting and expired items
-    /// do not.
-    private func claimNext(now: Date) -> Result<OfflineItem?, any Error> {
+    /// The first `limit` waiting items in enqueue order that are due, up to the first that is
+    /// not: items on the way that expired are marked so, and those queued under another session
+    /// identity than `identity` wait for their user (they are never sent with another user's
+    /// credentials; one of `identity`'s waiting for it is claimed in its turn). A waiting item
+    /// whose backoff is not over holds back the ones after it (writes are replayed in the order
+    /// they were made); dead, conflicting, expired items and another user's do not.
+    private func claim(limit: Int, identity: String?, now: Date) -> Result<[OfflineItem], any Error> {
         while head < order.count, items[order[head]] == nil { head += 1 }
         if head > 1024, head * 2 > order.count {
             order.removeFirst(head)
             head = 0
         }
+        var changes: [(id: Int64, change: OfflineItemChange)] = []
+        var claimed: [OfflineItem] = []
         var index = head
-        while index < order.count {
+        while index < order.count, claimed.count < limit {
             defer { index += 1 }
-            guard let item = items[order[index]], item.state.isWaiting else { continue }
+            guard let item = items[order[index]], item.state.isWaiting || item.state == .waitingForUser else { continue }
             if let expired = item.expiring(now: now) {
-                if case .failure(let error) = apply([(item.id, expired)]) { return .failure(error) }
+                changes.append((item.id, expired))
                 continue
             }
-            guard item.isDue(at: now) else { return .success(nil) }
-            let claimed = item.claimed()
-            items[item.id] = claimed
-            return .success(claimed)
+            guard item.belongs(to: identity) else {
+                if item.state != .waitingForUser { changes.append((item.id, item.parked())) }
+                continue
+            }
+            guard item.isDue(at: now) else { break }
+            claimed.append(item.claimed())
         }
-        return .success(nil)
+        if !changes.isEmpty, case .failure(let error) = apply(changes) { return .failure(error) }
+        let waitingBefore = waitingCount
+        for item in claimed {
+            if items[item.id]?.state == .waitingForUser { waitingCount += 1 }   // its user is back
+            items[item.id] = item
+        }
+        if waitingCount != waitingBefore { environment.waiting.publish(waitingCount) }
+        return .success(claimed)
     }
 
     /// Marks every waiting item past its expiry as expired.

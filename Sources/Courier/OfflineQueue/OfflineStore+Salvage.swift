@@ -16,7 +16,8 @@ struct OfflineStoreRecovery: Sendable, Equatable {
 }
 
 extension OfflineStore {
-    /// The columns of a row, as a salvage reads and writes them.
+    /// The columns of a row, as a salvage reads and writes them (and those of ``addedColumns``
+    /// the damaged file has).
     private static let salvageColumns = """
         id, method, url, headers, body, requires_auth, idempotency_key, created_at, expires_at, attempts, last_error,
         state, next_attempt_at, server_status, server_headers, server_body
@@ -40,16 +41,21 @@ extension OfflineStore {
     /// (if it can still be counted) less what was copied.
     static func salvage(from damaged: String, into fresh: SQLiteDatabase, reserved: Int64) throws -> (salvaged: Int, lost: Int?) {
         var rows: [Int64: [SQLiteDatabase.Value]] = [:]
+        var columns = salvageColumns
         var sequence: Int64 = 0
         var total: Int64?
         // The table's schema must still read, or nothing can be. Loading a damaged schema may
         // fail once and then succeed (SQLite keeps what it read): tried more than once.
         if let source = try? SQLiteDatabase.openReadOnly(damaged),
            (0..<3).contains(where: { _ in (try? source.query("SELECT id FROM items WHERE 0", []) { _ in }) != nil }) {
-            let select = "SELECT \(salvageColumns) FROM items"
+            // The columns added since the first version, those the damaged file has.
+            let present = Set((try? source.query("PRAGMA table_info(items)", []) { $0.text(1) }) ?? [])
+            columns += addedColumns.map(\.name).filter(present.contains).map { ", " + $0 }.joined()
+            let select = "SELECT \(columns) FROM items"
+            let count = Int32(16 + addedColumns.filter { present.contains($0.name) }.count)
             func keep(_ row: SQLiteDatabase.RowReader) {
                 let id = row.integer(0)
-                if rows[id] == nil { rows[id] = (0..<16).map { row.value($0) } }
+                if rows[id] == nil { rows[id] = (0..<count).map { row.value($0) } }
             }
             sequence = (try? source.query("SELECT seq FROM sqlite_sequence WHERE name = 'items'", []) { $0.integer(0) })?.first ?? 0
             if (try? source.query(select + " ORDER BY id", [], columns: keep)) == nil {
@@ -80,7 +86,7 @@ extension OfflineStore {
             for id in kept {
                 let values = normalized(rows[id] ?? [])
                 let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-                if (try? fresh.run("INSERT INTO items (\(salvageColumns)) VALUES (\(placeholders))", values)) != nil {
+                if (try? fresh.run("INSERT INTO items (\(columns)) VALUES (\(placeholders))", values)) != nil {
                     salvaged += 1
                 }
             }

@@ -18,8 +18,15 @@ final class OfflineStore {
             id INTEGER PRIMARY KEY AUTOINCREMENT, method TEXT NOT NULL, url TEXT NOT NULL, headers BLOB NOT NULL,
             body BLOB, requires_auth INTEGER NOT NULL, idempotency_key TEXT NOT NULL, created_at REAL NOT NULL,
             expires_at REAL NOT NULL, attempts INTEGER NOT NULL, last_error TEXT, state TEXT NOT NULL,
-            next_attempt_at REAL, server_status INTEGER, server_headers BLOB, server_body BLOB);
+            next_attempt_at REAL, server_status INTEGER, server_headers BLOB, server_body BLOB,
+            session_identity TEXT, attempt_timeout_ns INTEGER, deadline_ns INTEGER);
         """
+
+    /// Columns added after the first version, with their types: a file without them gets them
+    /// at open (`NULL` in the rows it holds: no identity, the client's timeouts).
+    static let addedColumns = [
+        (name: "session_identity", type: "TEXT"), (name: "attempt_timeout_ns", type: "INTEGER"), (name: "deadline_ns", type: "INTEGER"),
+    ]
 
     /// What opening found: the store, its items, the largest id ever given to an item (new ones
     /// go above it), and what recovering a damaged file did, if it had to.
@@ -70,6 +77,7 @@ final class OfflineStore {
     private static func loaded(
         _ database: SQLiteDatabase, reservation: IDReservation?, reserved: Int64, recovery: OfflineStoreRecovery?
     ) throws -> Opened {
+        try migrate(database)
         let store = OfflineStore(database: database, reservation: reservation, reserved: reserved)
         let items = try store.all()
         let lastID = max(try store.lastID(), items.last?.id ?? 0)
@@ -77,6 +85,14 @@ final class OfflineStore {
         // first damage already.
         if lastID > reserved { try? store.reserve(through: lastID) }
         return Opened(store: store, items: items, lastID: lastID, recovery: recovery)
+    }
+
+    /// Adds the columns a file written by an earlier version lacks (``addedColumns``).
+    private static func migrate(_ database: SQLiteDatabase) throws {
+        let present = Set(try database.query("PRAGMA table_info(items)", []) { $0.text(1) })
+        for column in addedColumns where !present.contains(column.name) {
+            try database.execute("ALTER TABLE items ADD COLUMN \(column.name) \(column.type)")
+        }
     }
 
     private init(database: SQLiteDatabase, reservation: IDReservation?, reserved: Int64) {
@@ -99,7 +115,8 @@ final class OfflineStore {
         try database.query(
             """
             SELECT id, method, url, headers, body, requires_auth, idempotency_key, created_at, expires_at, attempts,
-                   last_error, state, next_attempt_at, server_status, server_headers, server_body
+                   last_error, state, next_attempt_at, server_status, server_headers, server_body, session_identity,
+                   attempt_timeout_ns, deadline_ns
             FROM items ORDER BY id
             """, []
         ) { row in
@@ -116,7 +133,10 @@ final class OfflineStore {
             let state = OfflineItemState(rawValue: row.text(11))
             if state == nil { unreadable = "stored state is unknown" }
             return OfflineItem(
-                id: row.integer(0), request: request, requiresAuth: row.integer(5) != 0, idempotencyKey: row.text(6),
+                id: row.integer(0), request: request, requiresAuth: row.integer(5) != 0,
+                sessionIdentity: row.isNull(16) ? nil : row.text(16),
+                attemptTimeout: row.isNull(17) ? nil : .nanoseconds(row.integer(17)),
+                deadline: row.isNull(18) ? nil : .nanoseconds(row.integer(18)), idempotencyKey: row.text(6),
                 createdAt: Date(timeIntervalSince1970: row.real(7)), expiresAt: Date(timeIntervalSince1970: row.real(8)),
                 attempts: Int(row.integer(9)), lastError: unreadable ?? (row.isNull(10) ? nil : row.text(10)),
                 state: unreadable == nil ? state ?? .dead : .dead,
@@ -141,8 +161,8 @@ final class OfflineStore {
                     """
                     INSERT INTO items (method, url, headers, body, requires_auth, idempotency_key, created_at, expires_at,
                                        attempts, last_error, state, next_attempt_at, server_status, server_headers,
-                                       server_body, id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       server_body, session_identity, attempt_timeout_ns, deadline_ns, id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, Self.columns(of: item) + [.integer(item.id)])
             }
         }
@@ -150,23 +170,30 @@ final class OfflineStore {
 
     /// Writes `items`' current values in one transaction.
     func update(_ items: [OfflineItem]) throws {
+        try write(updating: items, deleting: [])
+    }
+
+    /// Removes the items with these ids, in one transaction.
+    func delete(_ ids: [Int64]) throws {
+        try write(updating: [], deleting: ids)
+    }
+
+    /// Writes `updating`'s current values and removes the items with the ids in `deleting`, in
+    /// one transaction (one `fsync`; none when there is nothing to write).
+    func write(updating: [OfflineItem], deleting: [Int64]) throws {
+        guard !updating.isEmpty || !deleting.isEmpty else { return }
         try database.transaction {
-            for item in items {
+            for item in updating {
                 try database.run(
                     """
                     UPDATE items SET method = ?, url = ?, headers = ?, body = ?, requires_auth = ?, idempotency_key = ?,
                                      created_at = ?, expires_at = ?, attempts = ?, last_error = ?, state = ?,
-                                     next_attempt_at = ?, server_status = ?, server_headers = ?, server_body = ?
+                                     next_attempt_at = ?, server_status = ?, server_headers = ?, server_body = ?,
+                                     session_identity = ?, attempt_timeout_ns = ?, deadline_ns = ?
                     WHERE id = ?
                     """, Self.columns(of: item) + [.integer(item.id)])
             }
-        }
-    }
-
-    /// Removes the items with these ids.
-    func delete(_ ids: [Int64]) throws {
-        try database.transaction {
-            for id in ids { try database.run("DELETE FROM items WHERE id = ?", [.integer(id)]) }
+            for id in deleting { try database.run("DELETE FROM items WHERE id = ?", [.integer(id)]) }
         }
     }
 
@@ -181,7 +208,18 @@ final class OfflineStore {
             item.serverResponse.map { .integer(Int64($0.status)) } ?? .null,
             item.serverResponse.map { .blob(encode($0.headers)) } ?? .null,
             item.serverResponse.map { .blob($0.body) } ?? .null,
+            item.sessionIdentity.map { .text($0) } ?? .null,
+            item.attemptTimeout.map { .integer(nanoseconds($0)) } ?? .null, item.deadline.map { .integer(nanoseconds($0)) } ?? .null,
         ]
+    }
+
+    /// `duration` in whole nanoseconds, as the timeout columns hold it (capped at `Int64.max`).
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? Int64.min : Int64.max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflowAgain ? Int64.max : total
     }
 
     /// Header fields as HTTP/1.1 writes them, `name: value` lines ended by CR LF (a stored

@@ -30,6 +30,8 @@ final class PendingRequest: Sendable {
     let credentialRejected: (@Sendable (HTTPResponse) -> Bool)?
     /// The caller's values for the interceptors (``RequestOptions/tags``).
     let tags: RequestTags
+    /// The only session identity whose credentials it may carry (``RequestOptions/sessionIdentity``).
+    let sessionIdentity: String?
     /// Where the outcome goes.
     let reply: Reply<HTTPResponse>
 
@@ -37,9 +39,11 @@ final class PendingRequest: Sendable {
         id: RequestID, request: HTTPRequest, created: Duration, deadline: Duration, attemptTimeout: Duration,
         retryPolicy: RetryPolicy?, redirects: RedirectPolicy? = nil, requiresAuth: Bool, stream: StreamSettings? = nil,
         uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil, isRead: Bool = false,
-        credentialRejected: (@Sendable (HTTPResponse) -> Bool)? = nil, tags: RequestTags = RequestTags(), reply: Reply<HTTPResponse>
+        credentialRejected: (@Sendable (HTTPResponse) -> Bool)? = nil, tags: RequestTags = RequestTags(),
+        sessionIdentity: String? = nil, reply: Reply<HTTPResponse>
     ) {
         self.tags = tags
+        self.sessionIdentity = sessionIdentity
         self.isRead = isRead
         self.credentialRejected = credentialRejected
         self.uploadProgress = uploadProgress

@@ -244,12 +244,14 @@ struct RequestExecution: Sendable {
 
     /// The auth interceptor's part of an attempt, judged with the origin worked out once:
     /// without an `await` when the token store's credential can be read at once.
+    /// A queued write's replay (``PendingRequest/sessionIdentity``) gets only its identity's credentials.
     private nonisolated(nonsending) func authorize(_ request: inout HTTPRequest, _ pending: PendingRequest) async throws(NetworkError) {
-        guard configuration.auth?.applies(
-            to: request, requiresAuth: pending.requiresAuth, baseOrigin: baseOrigin, hasBaseURL: configuration.baseURL != nil) == true,
-            try configuration.auth?.addCredentialsNow(to: &request) == false
+        guard let auth = configuration.auth,
+              auth.applies(to: request, requiresAuth: pending.requiresAuth, baseOrigin: baseOrigin, hasBaseURL: configuration.baseURL != nil)
         else { return }
-        try await configuration.auth?.addCredentialsWaiting(to: &request)
+        if let identity = pending.sessionIdentity { return try await auth.addCredentials(to: &request, as: identity) }
+        if try auth.addCredentialsNow(to: &request) { return }
+        try await auth.addCredentialsWaiting(to: &request)
     }
 
     /// Sends `request`, then follows redirects as `redirects` and ``RedirectRule`` say, every

@@ -45,6 +45,9 @@ public struct RequestOptions: Sendable {
     /// Set when a 2xx can say the credential was refused (a GraphQL `UNAUTHENTICATED`): such a
     /// response goes through the 401 renewal (one refresh for a storm, one replay).
     var credentialRejected: (@Sendable (HTTPResponse) -> Bool)?
+    /// Set for a queued write's replay: the session identity it was queued under. The auth step
+    /// adds only that identity's credentials, and fails it `unauthorized` under another.
+    var sessionIdentity: String?
 
     /// Creates options; every parameter defaults to the client's behaviour.
     public init(

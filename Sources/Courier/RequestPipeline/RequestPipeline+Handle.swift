@@ -74,7 +74,8 @@ extension RequestPipeline {
                 attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
                 retryPolicy: options.retryPolicy, redirects: options.redirects, requiresAuth: options.requiresAuth,
                 stream: options.stream, uploadProgress: options.uploadProgress, isRead: options.readKey != nil,
-                credentialRejected: options.credentialRejected, tags: options.tags, reply: reply)
+                credentialRejected: options.credentialRejected, tags: options.tags,
+                sessionIdentity: options.sessionIdentity, reply: reply)
         }
 
         /// A new request identifier.

@@ -1,10 +1,18 @@
-/// One pass over the offline queue: claim the next due item, replay it with its idempotency
-/// key, hand the verdict back to the queue, until nothing is due, connectivity is lost, or an
-/// item must wait for its backoff (the items after it wait too: writes go out in the order they
-/// were made). Runs in a task of its own; the coordinator learns of its end by a message.
+/// One pass over the offline queue: claim the next due items (several per ask), replay each in
+/// order with its idempotency key, hand each verdict back to the queue, until nothing is due,
+/// connectivity is lost, or an item must wait for its backoff (the items after it wait too:
+/// writes go out in the order they were made; those claimed with it are released). A delivery
+/// is told to the queue without a wait (its row is deleted with the batch's); any other verdict
+/// is an ask, whose answer says whether the drain goes on. Runs in a task of its own; the
+/// coordinator learns of its end by a message.
 struct Drain: Sendable {
-    /// Sends a replay through the request pipeline (auth, logging, no retries of its own).
-    typealias Send = @Sendable (_ request: HTTPRequest, _ requiresAuth: Bool) async -> Result<HTTPResponse, NetworkError>
+    /// Sends a replay of `item` (as `request`, its key set) through the request pipeline (auth
+    /// under the item's session identity, its own timeouts, logging, no retries of its own).
+    typealias Send = @Sendable (_ request: HTTPRequest, _ item: OfflineItem) async -> Result<HTTPResponse, NetworkError>
+
+    /// Items claimed per ask: enough that asks cost little beside replays, few enough that a
+    /// drain that ends early releases little.
+    static let claimLimit = 64
 
     let queue: OfflineQueue.Handle
     let send: Send
@@ -13,36 +21,58 @@ struct Drain: Sendable {
     let progress: EventBroadcaster<SyncProgress>
     /// Keep going while the monitor says offline (the app asked for this drain).
     let forced: Bool
+    /// The session's identity now (`nil`: signed out, or no session): items queued under
+    /// another wait for their user.
+    var identity: @Sendable () async -> String? = { nil }
 
     /// Drains, publishing progress as it goes, and returns the last progress.
     func run() async -> SyncProgress {
         // Counted once the store is open: a drain started at launch counts the stored writes.
         var report = SyncProgress(total: await queue.waitingCount())
         progress.publish(report)
-        while !Task.isCancelled, forced || connectivity.value != .offline {
-            guard let item = try? await queue.claimNext() else { break }
+        draining: while mayGoOn {
+            guard let batch = try? await queue.claim(limit: Self.claimLimit, identity: await identity()), !batch.isEmpty else { break }
             // Writes added while it runs count too: what it settled, and what still waits
-            // (this item included).
+            // (this batch included). Read after the claim: the queue has handled every delivery before it.
             report.total = max(report.total, report.done + report.failed + queue.waiting.value)
-            report.currentItem = item.id
-            progress.publish(report)
-            let verdict = await replay(item)
-            let state: OfflineItemState?
-            do {
-                state = try await queue.settle(item.id, verdict)
-            } catch {
-                break
+            for (index, item) in batch.enumerated() {
+                guard mayGoOn else {
+                    _ = try? await queue.settle(batch[index...].map { ($0.id, .released) })
+                    break draining
+                }
+                report.currentItem = item.id
+                progress.publish(report)
+                let verdict = await replay(item)
+                if case .delivered(let status) = verdict {
+                    do {
+                        try queue.delivered(item.id, status: status)
+                    } catch {
+                        break draining
+                    }
+                    report.done += 1
+                    report.currentItem = nil
+                    progress.publish(report)
+                    continue
+                }
+                let state: OfflineItemState?
+                do {
+                    state = try await queue.settle(item.id, verdict)
+                } catch {
+                    break draining
+                }
+                switch verdict {
+                case .conflict(_, .serverWins): report.done += 1
+                default: report.failed += 1
+                }
+                report.currentItem = nil
+                progress.publish(report)
+                // A lost connection ends the drain; so does an item waiting for its backoff, which
+                // holds back the ones after it.
+                if verdict.endsDrain || state == .retrying {
+                    _ = try? await queue.settle(batch[(index + 1)...].map { ($0.id, .released) })
+                    break draining
+                }
             }
-            switch verdict {
-            case .delivered, .conflict(_, .serverWins): report.done += 1
-            default: report.failed += 1
-            }
-            report.currentItem = nil
-            progress.publish(report)
-            // A lost connection ends the drain; so does an item waiting for its backoff, which
-            // holds back the ones after it.
-            if case .interrupted = verdict { break }
-            if state == .retrying { break }
         }
         report.currentItem = nil
         report.isFinished = true
@@ -50,12 +80,18 @@ struct Drain: Sendable {
         return report
     }
 
+    /// Whether the drain may replay another item: not stopped, and connectivity not lost
+    /// (unless the app asked for it).
+    private var mayGoOn: Bool {
+        !Task.isCancelled && (forced || connectivity.value != .offline)
+    }
+
     /// Replays `item` once and judges the outcome.
     private func replay(_ item: OfflineItem) async -> ReplayVerdict {
         var request = item.request
         request.headers.replaceOrAdd(name: "Idempotency-Key", value: item.idempotencyKey)
         if Task.isCancelled { return .interrupted("the drain was stopped", unanswered: false) }
-        switch await send(request, item.requiresAuth) {
+        switch await send(request, item) {
         case .success(let response) where response.isSuccess:
             return .delivered(status: response.status)
         case .success(let response):

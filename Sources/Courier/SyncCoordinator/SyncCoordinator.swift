@@ -18,6 +18,8 @@ actor SyncCoordinator: Component {
         case tick
         /// Items were added to the queue or queued again (tell, from the client).
         case itemsAdded
+        /// Someone signed in (tell, from the client): writes waiting for their user may go now.
+        case signedIn
         /// A drain ended (tell, from its task); `instance` names the coordinator that started it.
         case drainFinished(instance: UInt64, generation: Int, SyncProgress)
     }
@@ -27,6 +29,8 @@ actor SyncCoordinator: Component {
         let mailbox: Mailbox<Message>
         let queue: OfflineQueue.Handle
         let send: Drain.Send
+        /// The session's identity now (``Drain/identity``).
+        var identity: @Sendable () async -> String? = { nil }
         let resolver: ConflictResolver
         let connectivity: LatestValue<ConnectivityState>
         let progress: EventBroadcaster<SyncProgress>
@@ -62,6 +66,9 @@ actor SyncCoordinator: Component {
             perform(machine.requested(by: .timer, hasWaiting: environment.queue.waiting.value > 0))
         case .itemsAdded:
             perform(machine.requested(by: .newItems, hasWaiting: environment.queue.waiting.value > 0))
+        case .signedIn:
+            // Writes waiting for their user are not counted as waiting: one drain looks.
+            perform(machine.requested(by: .newItems, hasWaiting: true))
         case .drainFinished(let instance, let generation, let progress):
             guard instance == self.instance else { return }
             if !waiters.isEmpty {
@@ -90,7 +97,8 @@ actor SyncCoordinator: Component {
         case .start(let generation, let forced):
             let drain = Drain(
                 queue: environment.queue, send: environment.send, resolver: environment.resolver,
-                connectivity: environment.connectivity, progress: environment.progress, forced: forced)
+                connectivity: environment.connectivity, progress: environment.progress, forced: forced,
+                identity: environment.identity)
             let (mailbox, instance) = (environment.mailbox, instance)
             environment.running.withLock { running in
                 guard !running.closed else { return }   // the client is shutting down

@@ -10,8 +10,9 @@ struct Credential: Sendable {
     let version: Int
     /// From then on, requests refresh first (expiry minus the refresh threshold); `nil` never.
     let refreshAt: Date?
-    /// Whose session it is: a random name given at sign-in (or when persisted tokens are
-    /// loaded), kept across refreshes. The cache stores authenticated responses under it.
+    /// Whose session it is (``Tokens/identity``: the app's, or a random name given at sign-in
+    /// and saved with the tokens), kept across refreshes and restarts. The cache stores
+    /// authenticated responses under it; queued writes are replayed only under it.
     var identity: String? = nil
     /// Whether a store instance published it. Until the store has loaded the tokens from
     /// persistence (before its first message), requests ask it instead of failing as signed out.

@@ -47,17 +47,14 @@ actor TokenStore: Component {
     /// This instance's identity, so that a refresh started by an earlier instance (whose waiters
     /// were already answered `componentRestarted`) is not taken for one of its own.
     private let instance = UInt64.random(in: .min ... .max)
+    /// The session's tokens, with their identity (``Tokens/identity``: given at sign-in, or made
+    /// here, and saved with them).
     private var tokens: Tokens? {
-        didSet {
-            if tokens == nil { identity = nil } else if oldValue == nil { identity = Self.newIdentity() }
-            receivedAt = environment.clock.currentDate
-        }
+        didSet { receivedAt = environment.clock.currentDate }
     }
     /// When the current tokens arrived (or were loaded): a token that lives less than twice the
     /// refresh threshold is refreshed at half its life instead, not on every request.
     private var receivedAt = Date.distantPast
-    /// The session's name for the cache (see ``Credential/identity``).
-    private var identity: String?
     private var machine: RefreshMachine
     /// Requests waiting for the refresh in flight.
     private var waiters: [Reply<Credential>] = []
@@ -77,7 +74,10 @@ actor TokenStore: Component {
     func handle(_ message: consuming Message) throws {
         if !loaded { load() }
         switch consume message {
-        case .set(let new, let reply):
+        case .set(var new, let reply):
+            // A sign-in without an identity starts a new one, even over old tokens; it is saved
+            // with the tokens, so it is the same after a restart.
+            if new != nil, new?.identity == nil { new?.identity = Self.newIdentity() }
             do {
                 if let new { try environment.persistence.save(new) } else { try environment.persistence.remove() }
             } catch {
@@ -86,7 +86,6 @@ actor TokenStore: Component {
             }
             let refreshing = waiters
             waiters = []
-            if new != nil { tokens = nil }   // a sign-in starts a new identity, even over old tokens
             tokens = new
             if let new {
                 machine.tokensSet()
@@ -130,6 +129,11 @@ actor TokenStore: Component {
         loaded = true
         do {
             tokens = try environment.persistence.load()
+            if tokens != nil, tokens?.identity == nil {
+                // Saved before identities were: named now, and saved, so it stays the same.
+                tokens?.identity = Self.newIdentity()
+                if let tokens { persist { try $0.save(tokens) } }
+            }
         } catch {
             tokens = nil
             environment.events.publish(.storageFailed("could not load the tokens: \(error)"))
@@ -163,8 +167,10 @@ actor TokenStore: Component {
         waiters = []
         switch result {
         case .success(var new):
-            // Rotation: a response without a refresh token keeps the one that worked.
+            // Rotation: a response without a refresh token keeps the one that worked. A refresh
+            // is the same session: its identity is kept.
             if new.refreshToken == nil { new.refreshToken = tokens?.refreshToken }
+            new.identity = tokens?.identity
             tokens = new
             persist { try $0.save(new) }
             let credential = publishCredential()
@@ -192,7 +198,7 @@ actor TokenStore: Component {
                 refreshAt: tokens.expiresAt.map { expiry in
                     let lead = min(environment.threshold.inSeconds, max(0, expiry.timeIntervalSince(receivedAt)) / 2)
                     return expiry.addingTimeInterval(-lead)
-                }, identity: identity)
+                }, identity: tokens.identity)
         }
         environment.credential.publish(credential)
         return credential

@@ -11,6 +11,17 @@ public struct Tokens: Sendable, Equatable, Codable, CustomStringConvertible {
     public var refreshToken: String?
     /// When the access token stops being accepted, if known.
     public var expiresAt: Date?
+    /// Whose session this is: your user's id (any stable text), or `nil` to let the session
+    /// name itself. Writes queued in the offline queue remember it, and are replayed only while
+    /// the session has the same identity: a write queued by one user is never sent with another
+    /// user's token (it waits as ``OfflineItemState/waitingForUser`` until its user signs in
+    /// again). Authenticated cached responses are kept per identity too.
+    ///
+    /// When `nil` at sign-in, the token store gives the session a random identity; it is saved
+    /// with the tokens (so it survives a restart, as the tokens do) and kept across refreshes,
+    /// but a later sign-in, even the same user's, is another identity. A ``TokenPersistence``
+    /// must keep this field with the tokens (encoding `Tokens` with `Codable` does).
+    public var identity: String?
 
     /// Tokens with a known expiry, or none (`nil`, the default: an opaque token that is used
     /// until the server answers 401, then refreshed once).
@@ -18,10 +29,11 @@ public struct Tokens: Sendable, Equatable, Codable, CustomStringConvertible {
     /// ```swift
     /// try await client.signIn(Tokens(accessToken: answer.token, refreshToken: answer.refresh))
     /// ```
-    public init(accessToken: String, refreshToken: String? = nil, expiresAt: Date? = nil) {
+    public init(accessToken: String, refreshToken: String? = nil, expiresAt: Date? = nil, identity: String? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresAt = expiresAt
+        self.identity = identity
     }
 
     /// Tokens whose expiry is read from the access token, a JWT (its payload's `exp` claim).
@@ -29,17 +41,19 @@ public struct Tokens: Sendable, Equatable, Codable, CustomStringConvertible {
     /// refresh.
     /// - Throws: ``NetworkError/invalidToken(_:)`` if the access token is not a JWT with a
     ///   numeric `exp`.
-    public init(jwt accessToken: String, refreshToken: String?) throws(NetworkError) {
-        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: try JWT.expiry(of: accessToken))
+    public init(jwt accessToken: String, refreshToken: String?, identity: String? = nil) throws(NetworkError) {
+        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: try JWT.expiry(of: accessToken), identity: identity)
     }
 
     /// Tokens for an opaque access token that expires `expiresIn` seconds after `now` (the
     /// `expires_in` of an OAuth token response); `now` defaults to the current date.
-    public init(accessToken: String, refreshToken: String? = nil, expiresIn: TimeInterval, now: Date = Date()) {
-        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: now.addingTimeInterval(expiresIn))
+    public init(
+        accessToken: String, refreshToken: String? = nil, expiresIn: TimeInterval, now: Date = Date(), identity: String? = nil
+    ) {
+        self.init(accessToken: accessToken, refreshToken: refreshToken, expiresAt: now.addingTimeInterval(expiresIn), identity: identity)
     }
 
-    /// Shows the expiry only, never a token.
+    /// Shows the expiry only, never a token (nor the identity).
     public var description: String {
         "Tokens(expiresAt: \(expiresAt.map { "\($0)" } ?? "unknown"), refreshToken: \(refreshToken == nil ? "none" : "present"))"
     }

@@ -24,6 +24,7 @@ import Testing
         case .conflict(_, let resolution): return "conflict \(resolution)"
         case .keyInProgress: return "key in progress"
         case .delivered: return "delivered"
+        case .released: return "released"
         }
     }
 
