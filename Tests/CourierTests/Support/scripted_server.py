@@ -375,6 +375,12 @@ class Handler(BaseHTTPRequestHandler):
         """Quiet: no per-request logging on stderr."""
 
     def handle_any(self):
+        # A request read from a connection the switchable listener cut (Linux may still hand
+        # a handler bytes that arrive after SHUT_RD) never reached the server: not recorded,
+        # not answered.
+        if self.is_cut():
+            self.close_connection = True
+            return
         body, body_length, body_sha256 = self.read_body()
         split = urlsplit(self.path)
         route = split.path
