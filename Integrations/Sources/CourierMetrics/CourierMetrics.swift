@@ -163,6 +163,7 @@ public final class CourierMetrics: Sendable {
             case .expired: "expired"
             case .conflict: "conflict"
             case .removed: "removed"
+            case .waitingForUser: "waiting_for_user"
             case .conflictResolved, .recovered, .storageFailed: nil
             }
             if let outcome { counter("offline_items_total", [("outcome", outcome)]).increment() }
