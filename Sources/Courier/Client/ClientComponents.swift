@@ -117,8 +117,15 @@ struct ClientComponents: Sendable {
             mailbox: coordinator, queue: queue, send: replay, resolver: settings.conflicts, connectivity: offline.connectivity,
             progress: offline.syncProgress, running: offline.running, fault: settings.coordinatorFault)
         let (events, current, interval) = (offline.connectivityEvents, offline.connectivity, settings.drainInterval)
+        let queueMailbox = queue.mailbox
         return [
-            .component(mailbox: queue.mailbox) { OfflineQueue(queueEnvironment) },
+            .component(mailbox: queue.mailbox) {
+                // Every instance opens the store at once: a restarted one (say, its predecessor
+                // failed on `open`, the first message) must not wait for a caller's message,
+                // since the first callers wait for the open (`loaded`) before sending any.
+                try? queueMailbox.send(.open)
+                return OfflineQueue(queueEnvironment)
+            },
             .component(mailbox: coordinator) { SyncCoordinator(coordinatorEnvironment) },
             ChildSpec(name: "ConnectivityForwarder", restart: .transient) {
                 try await SyncCoordinator.forwardConnectivity(coordinator, events: events, current: current)
