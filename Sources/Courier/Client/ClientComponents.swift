@@ -117,9 +117,12 @@ struct ClientComponents: Sendable {
             mailbox: coordinator, queue: queue, send: replay, resolver: settings.conflicts, connectivity: offline.connectivity,
             progress: offline.syncProgress, running: offline.running, fault: settings.coordinatorFault)
         let (events, current, interval) = (offline.connectivityEvents, offline.connectivity, settings.drainInterval)
-        let queueMailbox = queue.mailbox
+        let (queueMailbox, loaded) = (queue.mailbox, queue.loaded)
         return [
-            .component(mailbox: queue.mailbox) {
+            // Closed for good (shutdown, or the supervisor gave up) before its store was ever
+            // opened, the queue will not open it now: whoever waits for that open goes on (the
+            // count reads 0, and asks fail `componentUnavailable`).
+            .component(mailbox: queue.mailbox, closed: { loaded.open() }) {
                 // Every instance opens the store at once: a restarted one (say, its predecessor
                 // failed on `open`, the first message) must not wait for a caller's message,
                 // since the first callers wait for the open (`loaded`) before sending any.
