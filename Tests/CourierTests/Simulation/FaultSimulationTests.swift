@@ -22,8 +22,9 @@ enum SimulationStep: Sendable, CustomStringConvertible {
     case conflicts(count: Int)
     /// The server applies the next writes, then cuts the connection before answering.
     case cuts(count: Int)
-    /// The next message of a component fails; the supervisor restarts it.
-    case crash(SimulatedFaults.Target)
+    /// The next `times` messages of a component fail; the supervisor restarts it each time
+    /// (or gives up, with the finite restart policy).
+    case crash(SimulatedFaults.Target, times: Int)
     /// The server stops accepting every access token issued so far.
     case revokeTokens
     /// The clock moves on.
@@ -44,7 +45,7 @@ enum SimulationStep: Sendable, CustomStringConvertible {
         case .serverErrors(let count): "5xx(\(count))"
         case .conflicts(let count): "409(\(count))"
         case .cuts(let count): "cut(\(count))"
-        case .crash(let target): "crash(\(target.rawValue))"
+        case .crash(let target, let times): times == 1 ? "crash(\(target.rawValue))" : "crash(\(target.rawValue) x\(times))"
         case .revokeTokens: "revoke"
         case .advance(let seconds): "advance(\(seconds)s)"
         case .sync: "sync"
@@ -65,7 +66,7 @@ enum SimulationStep: Sendable, CustomStringConvertible {
             (5, { .serverErrors(count: 1 + below(4)) }),
             (3, { .conflicts(count: 1 + below(2)) }),
             (5, { .cuts(count: 1 + below(2)) }),
-            (7, { .crash(SimulatedFaults.Target.allCases[below(3)]) }),
+            (7, { .crash(SimulatedFaults.Target.allCases[below(3)], times: [1, 1, 1, 4][below(4)]) }),
             (2, { .revokeTokens }),
             (10, { .advance(seconds: [1, 5, 11, 30, 61][below(5)]) }),
             (6, { .sync }),
@@ -105,6 +106,12 @@ final class FaultSimulation {
     private(set) var problems: [String] = []
     private var generation = 0
     private var api: APIClient!
+    /// Opens when the live process's supervisor gives up (only with the finite restart policy).
+    private var gaveUp = Latch()
+    /// Every fourth seed runs with the default restart intensity (3 in 5 s), so the supervisor
+    /// may give up; the app then starts a new process on the same files. The others restart
+    /// without limit.
+    private var restartsAreFinite: Bool { seed % 4 == 0 }
     private var nextWrite = 0
     /// Writes the client acknowledged: by write number, how (live 2xx, queued, enqueued).
     private var acknowledged: [Int: String] = [:]
@@ -133,6 +140,14 @@ final class FaultSimulation {
             step = "step \(index) \(next)"
             await perform(next)
             await quiesce()
+            if gaveUp.isOpen {
+                // The supervisor gave up: every component is stopped. The app starts again.
+                tally["gave up", default: 0] += 1
+                faults.kill(generation)
+                let api = self.api!
+                await bounded("shutdown after the supervisor gave up") { await api.shutdown() }
+                self.api = makeClient()
+            }
             if !problems.isEmpty { break }
         }
         if problems.isEmpty {
@@ -163,7 +178,8 @@ final class FaultSimulation {
             random: SeededRandomSource(seed: seed &* 31 &+ UInt64(generation)))
         // Restarts at once and without limit: crashes are the schedule's to decide, and a
         // supervisor that gave up would end the run rather than test it.
-        configuration.restarts = RestartPolicy(maxRestarts: 1_000_000, period: .seconds(1), initialDelay: .zero)
+        configuration.restarts = RestartPolicy(
+            maxRestarts: restartsAreFinite ? 3 : 1_000_000, period: .seconds(restartsAreFinite ? 5 : 1), initialDelay: .zero)
         configuration.session = .init(persistence: FileTokenPersistence(url: directory.appendingPathComponent("tokens.json")))
         var caching = APIClient.Configuration.Caching(storageFile: directory.appendingPathComponent("cache.sqlite"))
         caching.fault = { _ in faults.fault(.cache, generation: generation) }
@@ -175,7 +191,15 @@ final class FaultSimulation {
         offline.queueFault = { _ in faults.fault(.queue, generation: generation) }
         offline.coordinatorFault = { _ in faults.fault(.coordinator, generation: generation) }
         configuration.offline = offline
-        return APIClient(configuration: configuration)
+        let api = APIClient(configuration: configuration)
+        let (supervision, gaveUp) = (api.supervisionEvents(), Latch())
+        self.gaveUp = gaveUp
+        Task {
+            for await event in supervision {
+                if case .gaveUp = event { gaveUp.open() }
+            }
+        }
+        return api
     }
 
     // MARK: Steps
@@ -210,8 +234,8 @@ final class FaultSimulation {
             server.state.withLock { $0.conflicts = count }
         case .cuts(let count):
             server.state.withLock { $0.cuts = count }
-        case .crash(let target):
-            faults.arm(target)
+        case .crash(let target, let times):
+            faults.arm(target, times: times)
         case .revokeTokens:
             server.revokeTokens()
         case .advance(let seconds):
@@ -469,7 +493,7 @@ final class FaultSimulation {
         switch range.count {
         case 2 where range[0] <= range[1]: return Array(range[0]...range[1])
         case 1 where range[0] > 0: return Array(1...range[0])
-        default: return Array(1...(isThreadSanitized ? 40 : 150))
+        default: return Array(1...(isThreadSanitized ? 100 : 150))
         }
     }
 

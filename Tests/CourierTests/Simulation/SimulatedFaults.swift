@@ -20,7 +20,7 @@ final class SimulatedFaults: Sendable {
     }
 
     private struct State {
-        var crashes: Set<Target> = []
+        var crashes: [Target: Int] = [:]
         var killCountdown: Int?
         /// Opened when the armed kill happens.
         var died = Latch()
@@ -35,8 +35,10 @@ final class SimulatedFaults: Sendable {
         let description: String
     }
 
-    func arm(_ target: Target) {
-        state.withLock { _ = $0.crashes.insert(target) }
+    /// The next `times` messages of `target` fail (more than the restart intensity allows, in
+    /// a burst, and the supervisor gives up).
+    func arm(_ target: Target, times: Int = 1) {
+        state.withLock { $0.crashes[target, default: 0] += times }
     }
 
     /// The live process dies after its queue handled `messages` more messages; the latch
@@ -62,7 +64,7 @@ final class SimulatedFaults: Sendable {
     /// No crash or kill armed any more (the end of a schedule).
     func disarm() {
         state.withLock {
-            $0.crashes = []
+            $0.crashes = [:]
             $0.killCountdown = nil
         }
     }
@@ -85,7 +87,8 @@ final class SimulatedFaults: Sendable {
                 }
                 state.killCountdown = countdown - 1
             }
-            if state.crashes.remove(target) != nil {
+            if let left = state.crashes[target], left > 0 {
+                state.crashes[target] = left - 1
                 state.crashed += 1
                 return (Injected(description: "injected crash of the \(target.rawValue)"), nil)
             }
