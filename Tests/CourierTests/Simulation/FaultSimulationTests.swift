@@ -108,6 +108,8 @@ final class FaultSimulation {
     private var api: APIClient!
     /// Opens when the live process's supervisor gives up (only with the finite restart policy).
     private var gaveUp = Latch()
+    /// The live process's supervision events so far (for reports).
+    private var supervision = Locked<[String]>([])
     /// Every fourth seed runs with the default restart intensity (3 in 5 s), so the supervisor
     /// may give up; the app then starts a new process on the same files. The others restart
     /// without limit.
@@ -185,10 +187,11 @@ final class FaultSimulation {
         offline.coordinatorFault = { _ in faults.fault(.coordinator, generation: generation) }
         configuration.offline = offline
         let api = APIClient(configuration: configuration)
-        let (supervision, gaveUp) = (api.supervisionEvents(), Latch())
-        self.gaveUp = gaveUp
+        let (supervision, gaveUp, seen) = (api.supervisionEvents(), Latch(), Locked<[String]>([]))
+        (self.gaveUp, self.supervision) = (gaveUp, seen)
         Task {
             for await event in supervision {
+                seen.withLock { $0.append(event.summary) }
                 if case .gaveUp = event { gaveUp.open() }
             }
         }
@@ -318,9 +321,16 @@ final class FaultSimulation {
         }
     }
 
+    /// Whether the live process's supervisor gave up: its event, or (before the event has
+    /// reached the subscriber) the queue's mailbox closed, which only giving up does before a
+    /// shutdown.
+    private var supervisorGaveUp: Bool {
+        gaveUp.isOpen || api.components.offline?.queue?.mailbox.isClosed == true
+    }
+
     /// If the supervisor gave up (every component stopped), the app starts a new process.
     private func restartIfGaveUp() async {
-        guard gaveUp.isOpen else { return }
+        guard supervisorGaveUp else { return }
         tally["gave up", default: 0] += 1
         faults.kill(generation)
         let api = self.api!
@@ -389,7 +399,7 @@ final class FaultSimulation {
                 _ = await bounded("final sync") { try? await api.offline.sync() }
                 await quiesce()
                 guard let waiting = await bounded("pendingCount", { await api.offline.pendingCount }) else { return true }
-                if gaveUp.isOpen { return false }
+                if supervisorGaveUp { return false }
                 if waiting == 0 { break }
                 clock.advance(by: .seconds(11))   // past any backoff
             }
@@ -398,13 +408,13 @@ final class FaultSimulation {
                 return true
             }
             guard pass == 0, let items = await bounded("items", { try? await api.offline.items() }) ?? nil else {
-                return !gaveUp.isOpen
+                return !supervisorGaveUp
             }
             for item in items where item.state == .dead {
                 _ = await bounded("retry #\(item.id)") { try? await api.offline.retry(item.id) }
             }
         }
-        return !gaveUp.isOpen
+        return !supervisorGaveUp
     }
 
     /// The invariants.
@@ -415,7 +425,7 @@ final class FaultSimulation {
         }
         guard case .success(let items)? = answer else {
             if case .failure(let error)? = answer {
-                problems.append("the queue's items could not be listed: \(error) (\(diagnostics), gave up: \(gaveUp.isOpen))")
+                problems.append("the queue's items could not be listed: \(error) (\(diagnostics), gave up: \(supervisorGaveUp))")
             }
             return
         }
@@ -468,7 +478,8 @@ final class FaultSimulation {
     private var diagnostics: String {
         guard let api, let offline = api.components.offline, let queue = offline.queue else { return "no client" }
         return "process \(generation), queue loaded: \(queue.loaded.isOpen), connectivity \(offline.connectivity.value), "
-            + "waiting \(queue.waiting.value), crashes so far \(faults.crashCount)"
+            + "waiting \(queue.waiting.value), crashes so far \(faults.crashCount), "
+            + "supervision: \(supervision.withLock { $0.suffix(12).joined(separator: " ") })"
     }
 
     /// `body`'s value, or `nil` (and a problem) if it has not returned within ``patience``: an
