@@ -122,12 +122,13 @@ final class FaultSimulation {
     /// the end, processes started, crashes injected.
     private(set) var tally: [String: Int] = [:]
 
-    init(seed: UInt64, length: Int, patience: Duration) throws {
+    /// `parent`: where the run's files go (a directory of its own inside it).
+    init(seed: UInt64, length: Int, patience: Duration, parent: URL) throws {
         self.seed = seed
         schedule = SimulationStep.schedule(seed: seed, length: length)
         server = SimulatedServer(clock: clock)
         self.patience = patience
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-sim-\(seed)-\(UUID().uuidString)")
+        directory = parent.appendingPathComponent("seed-\(seed)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
@@ -539,8 +540,13 @@ final class FaultSimulation {
         var failed = 0
         var tally: [String: Int] = [:]
         let started = ContinuousClock.now
+        // Each run removes its directory, but a process shut down at its end may still touch
+        // its queue's file after `shutdown()` returned (seen: a fresh `offline.sqlite` in a
+        // removed directory), so the parent is removed once more at the end.
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("courier-sim-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: parent) }
         for seed in Self.seeds {
-            let simulation = try FaultSimulation(seed: seed, length: 40, patience: patience)
+            let simulation = try FaultSimulation(seed: seed, length: 40, patience: patience, parent: parent)
             let problems = await simulation.run()
             tally.merge(simulation.tally, uniquingKeysWith: +)
             guard !problems.isEmpty else { continue }
