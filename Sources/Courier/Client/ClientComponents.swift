@@ -118,8 +118,18 @@ struct ClientComponents: Sendable {
             mailbox: coordinator, queue: queue, send: replay, identity: identity, resolver: settings.conflicts, connectivity: offline.connectivity,
             progress: offline.syncProgress, running: offline.running, fault: settings.coordinatorFault)
         let (events, current, interval) = (offline.connectivityEvents, offline.connectivity, settings.drainInterval)
+        let (queueMailbox, loaded) = (queue.mailbox, queue.loaded)
         return [
-            .component(mailbox: queue.mailbox) { OfflineQueue(queueEnvironment) },
+            // Closed for good (shutdown, or the supervisor gave up) before its store was ever
+            // opened, the queue will not open it now: whoever waits for that open goes on (the
+            // count reads 0, and asks fail `componentUnavailable`).
+            .component(mailbox: queue.mailbox, closed: { loaded.open() }) {
+                // Every instance opens the store at once: a restarted one (say, its predecessor
+                // failed on `open`, the first message) must not wait for a caller's message,
+                // since the first callers wait for the open (`loaded`) before sending any.
+                try? queueMailbox.send(.open)
+                return OfflineQueue(queueEnvironment)
+            },
             .component(mailbox: coordinator) { SyncCoordinator(coordinatorEnvironment) },
             ChildSpec(name: "ConnectivityForwarder", restart: .transient) {
                 try await SyncCoordinator.forwardConnectivity(coordinator, events: events, current: current)

@@ -21,12 +21,15 @@ package struct ChildSpec: Sendable {
 
     /// A component child: each instance is a fresh actor from `make` (which rebuilds its state
     /// from durable storage where it has any) consuming the same `mailbox`, so a restart loses
-    /// no queued message. Stopping it closes the mailbox and lets it drain what is queued.
+    /// no queued message. Stopping it closes the mailbox and lets it drain what is queued;
+    /// `closed` runs then too (at shutdown, or when the supervisor gives up), for state outside
+    /// the mailbox that waiters rely on.
     package static func component<C: Component>(
         _ name: String? = nil,
         mailbox: Mailbox<C.Message>,
         restart: RestartType = .permanent,
         shutdownDeadline: Duration = .seconds(5),
+        closed: (@Sendable () -> Void)? = nil,
         make: @escaping @Sendable () async throws -> C
     ) -> ChildSpec {
         ChildSpec(
@@ -38,7 +41,10 @@ package struct ChildSpec: Sendable {
                 try await instance.run(mailbox, incarnation: incarnation)
             },
             requestStop: { mailbox.requestStop(incarnation: $0) },
-            close: { mailbox.close() },
+            close: {
+                mailbox.close()
+                closed?()
+            },
             discardQueued: { await mailbox.discardQueued() }
         )
     }

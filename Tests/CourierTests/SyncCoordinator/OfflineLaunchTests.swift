@@ -35,4 +35,46 @@ import Testing
         #expect(await third.offline.pendingCount == 0)
         await third.shutdown()
     }
+
+    @Test("a queue that fails on its first message (the open) still opens its store: the count, and a queueable write made online, return instead of waiting for a message that never comes")
+    func failedOpenIsRetried() async throws {
+        let transport = InMemoryTransport { _ throws(NetworkError) in HTTPResponse(status: 201, headers: [:], body: Data("{}".utf8)) }
+        let opens = Locked(0)
+        // Restarts wait on the system clock, briefly.
+        let restarts = RestartPolicy(maxRestarts: 5, period: .seconds(60), initialDelay: .milliseconds(1), maximumDelay: .milliseconds(10))
+        let api = client(URL(string: "https://api.example.com")!, transport: transport, retryPolicy: .never, clock: SystemTimeSource()) {
+            $0.restarts = restarts
+            $0.connectivity = .init(debounce: .zero, watchesLink: false)
+            var offline = APIClient.Configuration.Offline(storageFile: try? temporaryDirectory().appendingPathComponent("offline.sqlite"))
+            offline.queueFault = { message in
+                guard case .open = message else { return nil }
+                return opens.withLock { $0 += 1; return $0 } == 1 ? InjectedFailure(label: "queue") : nil
+            }
+            $0.offline = offline
+        }
+        #expect(await api.offline.pendingCount == 0)
+        _ = try await api.send(noteWrite(1))
+        #expect(opens.withLock { $0 } >= 2)   // the first open failed, a later one did not
+        await api.shutdown()
+    }
+
+    @Test("a supervisor that gives up before the queue ever opened its store releases whoever waits for that open: the count, a queueable write and a sync return")
+    func gaveUpBeforeOpen() async throws {
+        let transport = InMemoryTransport { _ throws(NetworkError) in HTTPResponse(status: 201, headers: [:], body: Data("{}".utf8)) }
+        let restarts = RestartPolicy(maxRestarts: 1, period: .seconds(60), initialDelay: .milliseconds(1), maximumDelay: .milliseconds(1))
+        let api = client(URL(string: "https://api.example.com")!, transport: transport, retryPolicy: .never, clock: SystemTimeSource()) {
+            $0.restarts = restarts
+            $0.connectivity = .init(debounce: .zero, watchesLink: false)
+            var offline = APIClient.Configuration.Offline(storageFile: try? temporaryDirectory().appendingPathComponent("offline.sqlite"))
+            offline.queueFault = { _ in InjectedFailure(label: "queue") }   // every message: it never opens
+            $0.offline = offline
+        }
+        _ = await collect(api.supervisionEvents()) { $0.last.map { if case .gaveUp = $0 { true } else { false } } ?? false }
+        // Each returns (before the fix, each waited for an open that never came); what it
+        // returns depends on how far the components' stop has got.
+        #expect(await api.offline.pendingCount == 0)
+        _ = try? await api.send(noteWrite(1))
+        _ = try? await api.offline.sync()
+        await api.shutdown()
+    }
 }
