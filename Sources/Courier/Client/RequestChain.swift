@@ -164,13 +164,14 @@ final class RequestChain: Sendable {
             keyMayBeInProgress: keyMayBeInProgress)
     }
 
-    /// The session's identity now (``Tokens/identity``); `nil` when signed out or without a
-    /// session. Right after launch, once the token store has loaded the saved tokens.
+    /// The identity the app gave the session now (``Tokens/identity``), which queued writes are
+    /// bound to; `nil` when it gave none, when signed out, or without a session. Right after
+    /// launch, once the token store has loaded the saved tokens.
     nonisolated(nonsending) func sessionIdentity() async -> String? {
         guard let tokens else { return nil }
         // The store loads the saved tokens before its first message: one ask, at launch only.
         if !tokens.credential.read({ $0.isPublished }) { _ = try? await tokens.state() }
-        return tokens.credential.read { $0.identity }
+        return tokens.credential.read { $0.appIdentity }
     }
 
     /// A GET (or a read with its own key, ``RequestOptions/readKey``) the cache may answer: a

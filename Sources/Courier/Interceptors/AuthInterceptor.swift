@@ -111,7 +111,7 @@ public struct AuthInterceptor: RequestInterceptor {
     nonisolated(nonsending) func addCredentials(to request: inout HTTPRequest, as identity: String) async throws(NetworkError) {
         guard let store else { throw .unauthorized(nil) }
         let credential = try await store.current()
-        guard credential.identity == identity, let authorization = credential.authorization else { throw .unauthorized(nil) }
+        guard credential.appIdentity == identity, let authorization = credential.authorization else { throw .unauthorized(nil) }
         request.headers.replaceOrAdd(name: "Authorization", value: authorization)
         request.credentialVersion = credential.version
     }

@@ -10,10 +10,14 @@ struct Credential: Sendable {
     let version: Int
     /// From then on, requests refresh first (expiry minus the refresh threshold); `nil` never.
     let refreshAt: Date?
-    /// Whose session it is (``Tokens/identity``: the app's, or a random name given at sign-in
-    /// and saved with the tokens), kept across refreshes and restarts. The cache stores
-    /// authenticated responses under it; queued writes are replayed only under it.
+    /// Whose session it is, for the cache (which stores authenticated responses under it): the
+    /// app's ``Tokens/identity``, else a random name made at sign-in (or load) and kept across
+    /// refreshes, never saved.
     var identity: String? = nil
+    /// The identity the app gave (``Tokens/identity``), `nil` when it gave none: queued writes
+    /// are bound to it and replayed only under it. A made-up name would park a user's writes
+    /// after every sign-out, so only the app's binds them.
+    var appIdentity: String? = nil
     /// Whether a store instance published it. Until the store has loaded the tokens from
     /// persistence (before its first message), requests ask it instead of failing as signed out.
     var isPublished = true
@@ -23,5 +27,5 @@ struct Credential: Sendable {
     }
 
     /// What the client holds before its store has started.
-    static let unpublished = Credential(authorization: nil, version: 0, refreshAt: nil, identity: nil, isPublished: false)
+    static let unpublished = Credential(authorization: nil, version: 0, refreshAt: nil, identity: nil, appIdentity: nil, isPublished: false)
 }

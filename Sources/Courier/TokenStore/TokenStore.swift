@@ -47,8 +47,7 @@ actor TokenStore: Component {
     /// This instance's identity, so that a refresh started by an earlier instance (whose waiters
     /// were already answered `componentRestarted`) is not taken for one of its own.
     private let instance = UInt64.random(in: .min ... .max)
-    /// The session's tokens, with their identity (``Tokens/identity``: given at sign-in, or made
-    /// here, and saved with them).
+    /// The session's tokens, with the app's identity for them, if it gave one (``Tokens/identity``).
     private var tokens: Tokens? {
         didSet { receivedAt = environment.clock.currentDate }
     }
@@ -56,6 +55,9 @@ actor TokenStore: Component {
     /// refresh threshold is refreshed at half its life instead, not on every request.
     private var receivedAt = Date.distantPast
     private var machine: RefreshMachine
+    /// The cache's name for a session whose tokens carry no identity: made at sign-in (or load),
+    /// kept across refreshes, never saved.
+    private var madeIdentity: String?
     /// Requests waiting for the refresh in flight.
     private var waiters: [Reply<Credential>] = []
 
@@ -74,10 +76,10 @@ actor TokenStore: Component {
     func handle(_ message: consuming Message) throws {
         if !loaded { load() }
         switch consume message {
-        case .set(var new, let reply):
-            // A sign-in without an identity starts a new one, even over old tokens; it is saved
-            // with the tokens, so it is the same after a restart.
-            if new != nil, new?.identity == nil { new?.identity = Self.newIdentity() }
+        case .set(let new, let reply):
+            // A sign-in without an identity of the app's is a new session for the cache, even
+            // over old tokens.
+            madeIdentity = new != nil && new?.identity == nil ? Self.newIdentity() : nil
             do {
                 if let new { try environment.persistence.save(new) } else { try environment.persistence.remove() }
             } catch {
@@ -129,11 +131,7 @@ actor TokenStore: Component {
         loaded = true
         do {
             tokens = try environment.persistence.load()
-            if tokens != nil, tokens?.identity == nil {
-                // Saved before identities were: named now, and saved, so it stays the same.
-                tokens?.identity = Self.newIdentity()
-                if let tokens { persist { try $0.save(tokens) } }
-            }
+            madeIdentity = tokens != nil && tokens?.identity == nil ? Self.newIdentity() : nil
         } catch {
             tokens = nil
             environment.events.publish(.storageFailed("could not load the tokens: \(error)"))
@@ -198,7 +196,7 @@ actor TokenStore: Component {
                 refreshAt: tokens.expiresAt.map { expiry in
                     let lead = min(environment.threshold.inSeconds, max(0, expiry.timeIntervalSince(receivedAt)) / 2)
                     return expiry.addingTimeInterval(-lead)
-                }, identity: tokens.identity)
+                }, identity: tokens.identity ?? madeIdentity, appIdentity: tokens.identity)
         }
         environment.credential.publish(credential)
         return credential

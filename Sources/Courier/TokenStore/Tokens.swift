@@ -11,16 +11,17 @@ public struct Tokens: Sendable, Equatable, Codable, CustomStringConvertible {
     public var refreshToken: String?
     /// When the access token stops being accepted, if known.
     public var expiresAt: Date?
-    /// Whose session this is: your user's id (any stable text), or `nil` to let the session
-    /// name itself. Writes queued in the offline queue remember it, and are replayed only while
-    /// the session has the same identity: a write queued by one user is never sent with another
-    /// user's token (it waits as ``OfflineItemState/waitingForUser`` until its user signs in
-    /// again). Authenticated cached responses are kept per identity too.
+    /// Whose session this is: your user's id (any stable text), or `nil`. With an identity,
+    /// writes queued in the offline queue remember it and are replayed only while the session
+    /// has the same identity: a write queued by one user is never sent with another user's token
+    /// (it waits as ``OfflineItemState/waitingForUser`` until its user signs in again, under the
+    /// same identity). Authenticated cached responses are kept per identity too. A
+    /// ``TokenPersistence`` must keep this field with the tokens (encoding `Tokens` with
+    /// `Codable` does).
     ///
-    /// When `nil` at sign-in, the token store gives the session a random identity; it is saved
-    /// with the tokens (so it survives a restart, as the tokens do) and kept across refreshes,
-    /// but a later sign-in, even the same user's, is another identity. A ``TokenPersistence``
-    /// must keep this field with the tokens (encoding `Tokens` with `Codable` does).
+    /// Without one (`nil`), queued writes are replayed with whoever's token is current at
+    /// replay, and the cache keeps authenticated responses per sign-in (a random name, never
+    /// saved, kept across refreshes): a later sign-in, or a restart, starts afresh.
     public var identity: String?
 
     /// Tokens with a known expiry, or none (`nil`, the default: an opaque token that is used
