@@ -204,6 +204,10 @@ public struct ClientGraphQL: Sendable {
             if let extensions { query.append(URLQueryItem(name: "extensions", value: try Self.json(extensions))) }
             request = try client.makeRequest(Endpoint<Data>(
                 path: settings.path, query: query, headers: headers, version: settings.version, options: options).untyped)
+            // Filed under the operation, like a POSTed query's: so results with errors can be
+            // forgotten and `invalidate` finds them (a hash-only and a full GET share an entry).
+            options.readKey = Self.readKeyPrefix(endpoint: try client.graphQLPost.get().url, operationName: document.name)
+                + "/\(hash)/" + (variables.map { String(decoding: $0, as: UTF8.self) } ?? "")
         } else {
             var post = try client.graphQLPost.get()
             var body = Data()
@@ -227,7 +231,8 @@ public struct ClientGraphQL: Sendable {
         return (request, options)
     }
 
-    /// What a POSTed query's cache key starts with: the endpoint and the operation's name.
+    /// What a query's cache key starts with: the endpoint and the operation's name (an
+    /// invalidation under it reaches `…#Hero/…`, not `…#HeroDetails/…`: ``CacheKey/isAt(_:)``).
     static func readKeyPrefix(endpoint: String, operationName: String) -> String {
         "\(endpoint)#\(operationName.isEmpty ? "anonymous" : operationName)"
     }
@@ -254,11 +259,13 @@ public struct ClientGraphQL: Sendable {
         return data
     }
 
-    /// Whether a GraphQL response says the credential was refused (`UNAUTHENTICATED`). Looks
-    /// for the word before parsing anything: most responses do not have it.
+    /// Whether a GraphQL response refuses the request for its credential: an `UNAUTHENTICATED`
+    /// error and no data. With data, the server ran the operation (a mutation's effect is done),
+    /// so it must not be replayed. Looks for the word before parsing anything: most responses
+    /// do not have it.
     @Sendable static func refusesCredential(_ response: HTTPResponse) -> Bool {
         guard response.body.range(of: Data("UNAUTHENTICATED".utf8)) != nil else { return false }
-        return GraphQLEnvelope.errors(in: response.body)?.contains { $0.code == "UNAUTHENTICATED" } ?? false
+        return GraphQLEnvelope.refusesCredential(response.body)
     }
 
     /// Whether the server asks for the document a persisted query left out.

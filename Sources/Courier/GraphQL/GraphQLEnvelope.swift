@@ -19,6 +19,19 @@ enum GraphQLEnvelope {
         let extensions: [String: JSONValue]?
     }
 
+    private struct Refusal: Decodable {
+        let data: JSONValue?
+        let errors: [GraphQLError]?
+    }
+
+    /// Whether `body` is a GraphQL response without data whose errors say `UNAUTHENTICATED`.
+    static func refusesCredential(_ body: Foundation.Data) -> Bool {
+        guard let refusal = try? JSONDecoder().decode(Refusal.self, from: body), refusal.data == nil || refusal.data == .null else {
+            return false
+        }
+        return refusal.errors?.contains { $0.code == "UNAUTHENTICATED" } ?? false
+    }
+
     /// Whether `body` looks like a GraphQL response (a JSON object with `data` or `errors`).
     static func errors(in body: Foundation.Data) -> [GraphQLError]? {
         (try? JSONDecoder().decode(Head.self, from: body))?.errors

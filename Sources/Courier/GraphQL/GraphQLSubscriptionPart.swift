@@ -1,6 +1,6 @@
 /// One part of a multipart subscription's body (Apollo's protocol): `{}` is a heartbeat,
 /// `{"payload": {data, errors, extensions}}` a result, `{"payload": null}` the end, and
-/// `{"errors": […]}` without a payload an error that ends the subscription.
+/// `{"errors": […]}` (with a null payload or none) an error that ends the subscription.
 struct GraphQLSubscriptionPart<Data: Decodable>: Decodable {
     /// A result's members.
     struct Payload: Decodable {
@@ -23,10 +23,12 @@ struct GraphQLSubscriptionPart<Data: Decodable>: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        if container.contains(.payload) {
-            kind = try container.decodeNil(forKey: .payload) ? .end : .result(try container.decode(Payload.self, forKey: .payload))
-        } else if let errors = try container.decodeIfPresent([GraphQLError].self, forKey: .errors), !errors.isEmpty {
+        // Errors beside the payload (Apollo Router sends `{"payload": null, "errors": […]}` for a
+        // fatal one) end the subscription with them, not quietly.
+        if let errors = try container.decodeIfPresent([GraphQLError].self, forKey: .errors), !errors.isEmpty {
             kind = .failure(errors)
+        } else if container.contains(.payload) {
+            kind = try container.decodeNil(forKey: .payload) ? .end : .result(try container.decode(Payload.self, forKey: .payload))
         } else {
             kind = .heartbeat
         }

@@ -170,6 +170,65 @@ import Testing
         }
     }
 
+    @Test("UNAUTHENTICATED beside data is not replayed (the mutation ran); without data it refreshes and replays once")
+    func unauthenticatedWithData() async throws {
+        try await withScriptedServer { server in
+            let withData = #"{"data":{"addReview":7},"errors":[{"message":"no","path":["secret"],"extensions":{"code":"UNAUTHENTICATED"}}]}"#
+            try await server.script("/graphql", method: "POST", [.json(200, withData), .json(200, #"{"data":{"addReview":8}}"#)])
+            try await server.script("/auth/refresh", method: "POST", [.json(200, #"{"accessToken":"fresh","expiresIn":3600}"#)])
+            let api = client(server.baseURL) { $0.session = .init(persistence: InMemoryTokenPersistence()) }
+            try await api.session.signIn(Tokens(accessToken: "stale", refreshToken: "r"))
+            let result = try await api.graphQL.result(for: AddReview(variables: .init(stars: 1, text: "x")))
+            #expect(result.data?.addReview == 7)
+            #expect(result.errors.first?.code == "UNAUTHENTICATED")
+            #expect(try await server.requests(path: "/graphql").count == 1)
+            #expect(try await server.requests(path: "/auth/refresh").isEmpty)
+            await api.shutdown()
+        }
+    }
+
+    @Test("queries as GET: a result with errors is not kept, and invalidate forgets the cached ones")
+    func getQueriesCache() async throws {
+        try await withGraphQLServer { server in
+            let api = graphQLClient(server) {
+                $0.graphQL.queriesAsGET = true
+                $0.caching = .init(defaultTTL: .seconds(60))
+            }
+            for _ in 0..<2 { _ = try? await api.graphQL.result(for: PartialHeroQuery()) }
+            #expect(try await server.stats().executions["hero"] == 2)   // the errors were not kept
+            for _ in 0..<2 { _ = try await api.graphQL.fetch(HeroQuery(variables: .init(id: "2"))) }
+            #expect(try await server.stats().executions["hero"] == 3)   // kept
+            try api.graphQL.invalidate(HeroQuery.self)
+            _ = try await api.graphQL.fetch(HeroQuery(variables: .init(id: "2")))
+            #expect(try await server.stats().executions["hero"] == 4)
+            await api.shutdown()
+        }
+    }
+
+    @Test("a subscription part with errors and a null payload ends the sequence with them")
+    func subscriptionTransportError() async throws {
+        try await withScriptedServer { server in
+            let body = "\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{\"payload\":{\"data\":{\"countdown\":3}}}\r\n"
+                + "--graphql\r\ncontent-type: application/json\r\n\r\n{\"payload\":null,\"errors\":[{\"message\":\"router lost the subgraph\"}]}\r\n--graphql--\r\n"
+            try await server.script("/graphql", method: "POST", [
+                .data(200, Data(body.utf8), headers: ["Content-Type": "multipart/mixed;boundary=\"graphql\";subscriptionSpec=\"1.0\""]),
+            ])
+            let api = client(server.baseURL)
+            var values: [Int] = []
+            do {
+                for try await result in api.graphQL.subscribe(Countdown(variables: .init(start: 3))) {
+                    values.append(try #require(result.data).countdown)
+                }
+                Issue.record("the subscription ended without its error")
+            } catch {
+                guard case .graphQL(let failure)? = error as? NetworkError else { Issue.record("got \(error)"); return }
+                #expect(failure.errors.map(\.message) == ["router lost the subgraph"])
+            }
+            #expect(values == [3])
+            await api.shutdown()
+        }
+    }
+
     @Test("a mutation made offline is queued durably and replayed once when the network returns")
     func mutationQueuedOffline() async throws {
         try await withGraphQLServer { server in
