@@ -11,6 +11,10 @@ struct MultipartMixedParser {
     let maxPartBytes: Int
     private let delimiter: [UInt8]
     private var buffer: [UInt8] = []
+    /// Where the next part starts in ``buffer`` (the bytes before it are taken).
+    private var start = 0
+    /// Where the search for the next delimiter resumes.
+    private var searched = 0
     /// Whether the closing delimiter came.
     private(set) var isFinished = false
 
@@ -35,47 +39,55 @@ struct MultipartMixedParser {
         return "-"
     }
 
-    /// Adds `bytes`; returns the bodies of the parts they completed, in order.
+    /// Adds `bytes`; returns the bodies of the parts they completed, in order. Linear in the
+    /// bytes fed: parts are taken from a read position, and the bytes before it dropped once
+    /// per call; the search for a delimiter resumes where the last one stopped.
     mutating func feed(_ bytes: Data) throws -> [Data] {
         guard !isFinished else { return [] }
         buffer.append(contentsOf: bytes)
         var bodies: [Data] = []
-        while let range = firstDelimiter() {
-            let part = Array(buffer[..<range.lowerBound])
+        while let range = nextDelimiter() {
             let after = range.upperBound
             // `--boundary--` closes the body; anything after it is the epilogue.
-            if buffer.count >= after + 2, buffer[after] == UInt8(ascii: "-"), buffer[after + 1] == UInt8(ascii: "-") {
-                isFinished = true
-            } else if buffer.count < after + 2 {
-                break   // cannot tell a delimiter from the closing one yet
-            }
-            buffer.removeFirst(after)
-            if let body = Self.body(of: part) { bodies.append(body) }
-            if isFinished { buffer = []; break }
+            guard buffer.count >= after + 2 else { break }   // cannot tell a delimiter from the closing one yet
+            isFinished = buffer[after] == UInt8(ascii: "-") && buffer[after + 1] == UInt8(ascii: "-")
+            if let body = Self.body(of: buffer[start..<range.lowerBound]) { bodies.append(body) }
+            start = after
+            searched = after
+            if isFinished { break }
+        }
+        if isFinished {
+            buffer = []
+            (start, searched) = (0, 0)
+        } else {
+            buffer.removeFirst(start)
+            searched -= start
+            start = 0
         }
         if buffer.count > maxPartBytes + delimiter.count { throw PartTooLarge() }
         return bodies
     }
 
-    /// Where the next delimiter line starts and ends (at the start of the buffer or after a
-    /// line end).
-    private func firstDelimiter() -> Range<Int>? {
-        guard buffer.count >= delimiter.count else { return nil }
-        var index = 0
+    /// Where the next delimiter line (at a line start) lies at or after ``start``, searching
+    /// from where the last search stopped; `nil` when the buffer holds none yet.
+    private mutating func nextDelimiter() -> Range<Int>? {
+        var index = max(searched, start)
         while index + delimiter.count <= buffer.count {
-            let atLineStart = index == 0 || buffer[index - 1] == UInt8(ascii: "\n")
-            if atLineStart, buffer[index..<index + delimiter.count].elementsEqual(delimiter) {
+            let atLineStart = index == start || buffer[index - 1] == UInt8(ascii: "\n")
+            if atLineStart, buffer[index] == delimiter[0], buffer[index..<index + delimiter.count].elementsEqual(delimiter) {
                 return index..<index + delimiter.count
             }
             index += 1
         }
+        // A delimiter may begin in the last bytes: look at them again when more come.
+        searched = max(start, buffer.count - delimiter.count + 1)
         return nil
     }
 
     /// A part's body: what follows its headers' blank line, without the line end before the
     /// next delimiter; `nil` for a part without that shape (a preamble, padding).
-    private static func body(of part: [UInt8]) -> Data? {
-        var bytes = part[...]
+    private static func body(of part: ArraySlice<UInt8>) -> Data? {
+        var bytes = part
         // The line end that ended the last delimiter (a delimiter may carry padding before it).
         while bytes.first == UInt8(ascii: " ") || bytes.first == UInt8(ascii: "\t") { bytes = bytes.dropFirst() }
         if bytes.starts(with: [13, 10]) { bytes = bytes.dropFirst(2) } else if bytes.first == 10 { bytes = bytes.dropFirst() }

@@ -28,6 +28,20 @@ import Testing
         #expect(throws: MultipartMixedParser.PartTooLarge.self) { _ = try small.feed(Data(repeating: UInt8(ascii: "x"), count: 200)) }
     }
 
+    @Test("30,000 heartbeats in one chunk, then in 7-byte pieces: every part, in order")
+    func manySmallParts() throws {
+        let part = "\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{}"
+        let bytes = Data((String(repeating: part, count: 30_000) + "\r\n--graphql--\r\n").utf8)
+        var whole = MultipartMixedParser(boundary: "graphql")
+        #expect(try whole.feed(bytes).count == 30_000)
+        var pieces = MultipartMixedParser(boundary: "graphql")
+        var count = 0
+        for offset in stride(from: 0, to: bytes.count, by: 7) {
+            count += try pieces.feed(bytes[offset..<min(offset + 7, bytes.count)]).count
+        }
+        #expect(count == 30_000 && pieces.isFinished)
+    }
+
     @Test("the boundary from Content-Type, quoted or not, with Apollo's trailing parameters; '-' by default")
     func boundary() {
         #expect(MultipartMixedParser.boundary(inContentType: #"multipart/mixed; boundary="graphql"; subscriptionSpec=1.0"#) == "graphql")
