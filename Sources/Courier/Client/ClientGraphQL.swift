@@ -79,7 +79,8 @@ public struct ClientGraphQL: Sendable {
     }
 
     /// Subscribes to `subscription` over HTTP (Apollo's multipart protocol: one `POST`
-    /// answered by a `multipart/mixed` body of results) and returns its results as they come.
+    /// answered by a `multipart/mixed` body of results) and returns its results as they come
+    /// (``GraphQLSubscriptionResults``: the connection opens at the first `next()`).
     ///
     /// ```swift
     /// for try await result in client.graphQL.subscribe(ReviewAdded(variables: .init(episode: "JEDI"))) {
@@ -88,85 +89,27 @@ public struct ClientGraphQL: Sendable {
     /// ```
     ///
     /// The request passes the chain as ``APIClient/bytes(for:stallTimeout:maxBytes:)``'s does
-    /// (interceptors, auth and its 401 refresh, the guard, logging; never the cache). Heartbeats
-    /// are skipped; `stallTimeout` bounds the wait for the next part (heartbeats included).
-    /// The sequence ends when the server ends the subscription, and throws when the connection
-    /// fails (transport errors end it: no reconnection), when the server sends errors without
-    /// a payload (``NetworkError/graphQL(_:)``), or a part larger than `maxPartBytes`
-    /// (``NetworkError/responseTooLarge(limit:)``). Cancelling the task that reads it, or
-    /// dropping it, closes the connection.
+    /// (interceptors, auth and its 401 refresh, the guard, logging; never the cache).
+    /// `stallTimeout` bounds the wait for the next part (heartbeats included); `maxPartBytes`
+    /// the size of one part.
     public func subscribe<Subscription: GraphQLSubscription>(
         _ subscription: Subscription, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions(),
         stallTimeout: Duration = APIClient.defaultStallTimeout, maxPartBytes: Int = 1 << 20
-    ) -> AsyncThrowingStream<GraphQLResult<Subscription.Data>, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do throws(NetworkError) {
-                    try await receive(subscription, headers: headers, options: options, stallTimeout: stallTimeout, maxPartBytes: maxPartBytes) {
-                        continuation.yield($0)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+    ) -> GraphQLSubscriptionResults<Subscription> {
+        GraphQLSubscriptionResults(
+            graphQL: self, subscription: subscription, headers: headers, options: options, stallTimeout: stallTimeout,
+            maxPartBytes: maxPartBytes)
     }
 
-    private func receive<Subscription: GraphQLSubscription>(
-        _ subscription: Subscription, headers: HTTPHeaders, options: RequestOptions, stallTimeout: Duration, maxPartBytes: Int,
-        yield: (GraphQLResult<Subscription.Data>) -> Void
-    ) async throws(NetworkError) {
+    /// Opens `subscription`'s connection: the response at its head and the body to read.
+    func open<Subscription: GraphQLSubscription>(
+        _ subscription: Subscription, headers: HTTPHeaders, options: RequestOptions, stallTimeout: Duration
+    ) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
         let variables = try GraphQLRequestBody.variablesJSON(subscription.variables)
         var headers = headers
         if !headers.contains("Accept") { headers["Accept"] = "multipart/mixed;subscriptionSpec=\"1.0\", application/json" }
         let (request, options) = try makeRequest(subscription, variables: variables, sendsDocument: true, headers: headers, options: options)
-        let (response, bytes) = try await client.bytes(for: request, options: options, stallTimeout: stallTimeout)
-        let contentType = response.headers["Content-Type"] ?? ""
-        guard contentType.lowercased().hasPrefix("multipart/mixed") else {
-            // A single JSON answer: the server refused the subscription (errors) or sent one result.
-            var whole = response
-            whole.body = try await bytes.collect(upTo: maxPartBytes)
-            let result = try GraphQLEnvelope.result(Subscription.Data.self, from: whole, decoder: JSONDecoder())
-            if result.data == nil, !result.errors.isEmpty { throw .graphQL(GraphQLFailure(errors: result.errors, data: nil, response: whole)) }
-            yield(result)
-            return
-        }
-        var parser = MultipartMixedParser(boundary: MultipartMixedParser.boundary(inContentType: contentType), maxPartBytes: maxPartBytes)
-        for try await chunk in bytes {
-            let bodies: [Data]
-            do {
-                bodies = try parser.feed(chunk)
-            } catch {
-                bytes.cancel()
-                throw .responseTooLarge(limit: maxPartBytes)
-            }
-            for body in bodies {
-                let part: GraphQLSubscriptionPart<Subscription.Data>
-                do {
-                    part = try JSONDecoder().decode(GraphQLSubscriptionPart<Subscription.Data>.self, from: body)
-                } catch {
-                    bytes.cancel()
-                    throw .decodingError(underlying: error, bodyPrefix: String(decoding: body.prefix(256), as: UTF8.self))
-                }
-                switch part.kind {
-                case .heartbeat:
-                    continue
-                case .result(let payload):
-                    var partResponse = response
-                    partResponse.body = body
-                    yield(GraphQLResult(data: payload.data, errors: payload.errors ?? [], extensions: payload.extensions, response: partResponse))
-                case .end:
-                    bytes.cancel()
-                    return
-                case .failure(let errors):
-                    bytes.cancel()
-                    throw .graphQL(GraphQLFailure(errors: errors, data: nil, response: response))
-                }
-            }
-            if parser.isFinished { return }
-        }
+        return try await client.bytes(for: request, options: options, stallTimeout: stallTimeout)
     }
 
     /// Forgets every stored result of `query`'s operation, whatever its variables: what a
