@@ -98,12 +98,13 @@ extension APIClient {
         var offset = 0
         if resumable {
             request.headers["Accept-Encoding"] = "identity"
-            if let point = partial.resumePoint(for: request.url) {
+            let url = request.url
+            if let point = await DownloadFile.perform({ partial.resumePoint(for: url) }) {
                 offset = point.offset
                 request.headers["Range"] = "bytes=\(offset)-"
                 request.headers["If-Range"] = point.validator
             } else {
-                partial.discard()
+                await DownloadFile.perform { partial.discard() }
             }
         }
         var options = endpoint.options
@@ -115,35 +116,48 @@ extension APIClient {
             (response, bytes) = try await self.bytes(for: request, options: options, stallTimeout: stallTimeout, maxBytes: maxBytes)
         } catch let error where offset > 0 && error.statusCode == 416 {
             // The kept bytes are no part of what the server has now: start again, whole.
-            partial.discard()
+            await DownloadFile.perform { partial.discard() }
             return try await download(endpoint, to: fileURL, maxBytes: maxBytes, resumable: true, stallTimeout: stallTimeout, observing: observing)
         }
         observing?(bytes)
         do {
-            // Where the body's bytes go in the file, and the file's whole size when known.
+            // Where the body's bytes go in the file, where they end, and the file's whole size,
+            // when known.
             var start = 0
-            var total = response.headers["Content-Length"].flatMap { Int($0) }
+            var end = response.headers["Content-Length"].flatMap { Int($0) }
+            var total = end
             if response.status == 206 {
                 guard let range = PartialDownload.contentRange(of: response), range.start == offset else {
-                    partial.discard()   // what the server counts no longer matches what is kept
+                    // What the server counts no longer matches what is kept.
+                    await DownloadFile.perform { partial.discard() }
                     throw NetworkError.invalidResponse(
                         "the 206 answering Range bytes=\(offset)- has Content-Range \(response.headers["Content-Range"] ?? "(none)")")
                 }
                 start = offset
+                end = range.end + 1
                 total = range.complete
             }
             if let total, total > maxBytes { throw NetworkError.responseTooLarge(limit: maxBytes) }
-            if resumable { try partial.record(url: request.url, validator: PartialDownload.validator(of: response)) }
-            if let progress {
-                bytes = bytes.reportingProgress(to: ProgressReporter(total: total.map(Int64.init), completed: Int64(start), handler: progress))
-            }
-            let file = try DownloadFile(url: partial.file, from: start)
+            // The file is cut to where these bytes go before the record names their validator:
+            // a crash between the two never leaves old bytes under a new validator.
+            let file = try await DownloadFile.open(url: partial.file, from: start)
             do {
+                if resumable {
+                    let (url, validator) = (request.url, PartialDownload.validator(of: response))
+                    try await DownloadFile.perform { try partial.record(url: url, validator: validator) }
+                }
+                if let progress {
+                    bytes = bytes.reportingProgress(to: ProgressReporter(total: total.map(Int64.init), completed: Int64(start), handler: progress))
+                }
                 var written = start
                 for try await chunk in bytes {
                     written += chunk.count
                     if written > maxBytes { throw NetworkError.responseTooLarge(limit: maxBytes) }
                     try await file.append(chunk)
+                }
+                // A body without a length of its own (chunked) that ends early ends here.
+                if let end, written != end {
+                    throw NetworkError.malformedResponse("the body ended at byte \(written) of \(end)", underlying: nil)
                 }
                 try await file.finish()
                 await file.close()
@@ -151,11 +165,12 @@ extension APIClient {
                 await file.close()
                 throw error
             }
-            try partial.complete(at: fileURL)
+            try await DownloadFile.perform { try partial.complete(at: fileURL) }
             return response
         } catch {
             bytes.cancel()
-            if !(resumable && partial.isKept) { partial.discard() }
+            let keep = resumable
+            await DownloadFile.perform { if !(keep && partial.isKept) { partial.discard() } }
             if let error = error as? NetworkError { throw error }
             throw .unknown(underlying: error)
         }

@@ -13,8 +13,32 @@ final class DownloadFile: @unchecked Sendable {
     private let queue = DispatchQueue(label: "Courier.DownloadFile")
     private var gathered = Data()
 
+    /// Where file-system work of downloads that is not a download's own writing runs (a
+    /// partial file's record, its renaming and removal): off the cooperative pool.
+    private static let fileSystem = DispatchQueue(label: "Courier.DownloadFile.fileSystem")
+
+    /// Runs `work` on a thread of its own (never the cooperative pool) and returns its result.
+    static func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            fileSystem.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// Runs `work`, which cannot fail, off the cooperative pool.
+    static func perform<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            fileSystem.async { continuation.resume(returning: work()) }
+        }
+    }
+
+    /// Opens `url` for writing (created if missing), cut to `offset` bytes, writing from there;
+    /// the opening runs off the cooperative pool.
+    static func open(url: URL, from offset: Int) async throws -> DownloadFile {
+        try await perform { try DownloadFile(url: url, from: offset) }
+    }
+
     /// Opens `url` for writing (created if missing), cut to `offset` bytes, writing from there.
-    init(url: URL, from offset: Int) throws {
+    private init(url: URL, from offset: Int) throws {
         if !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])

@@ -6,7 +6,7 @@ import Foundation
 /// validator its bytes came with, so that the next download to the same destination asks for
 /// the rest (`Range` from the bytes on disk, `If-Range` with the validator) instead of the
 /// whole.
-struct PartialDownload {
+struct PartialDownload: Sendable {
     /// What a resumable partial file's bytes are: which URL, under which validator.
     struct Record: Codable, Equatable {
         let url: String
@@ -78,12 +78,18 @@ struct PartialDownload {
         if let recordFile { try? FileManager.default.removeItem(at: recordFile) }
     }
 
-    /// What `If-Range` can send back for `response`: a strong `ETag` (any but a `W/` one: some
-    /// servers leave out the quotes), else `Last-Modified`; `nil` when it has neither (its
-    /// bytes cannot be resumed safely).
+    /// What `If-Range` can send back for `response` (RFC 9110 §13.1.5): a strong `ETag` (any
+    /// but a `W/` one: some servers leave out the quotes); without an `ETag`, a `Last-Modified`
+    /// that is a strong validator (at least 60 s before the response's `Date`, §8.8.2.2);
+    /// `nil` otherwise (its bytes cannot be resumed safely).
     static func validator(of response: HTTPResponse) -> String? {
-        if let tag = response.headers["ETag"]?.trimmingCharacters(in: .whitespaces), !tag.isEmpty, !tag.hasPrefix("W/") { return tag }
-        return response.headers["Last-Modified"]
+        if let tag = response.headers["ETag"]?.trimmingCharacters(in: .whitespaces), !tag.isEmpty {
+            return tag.hasPrefix("W/") ? nil : tag
+        }
+        guard let modified = response.headers["Last-Modified"], let modifiedAt = HTTPDate.parse(modified),
+              let sent = response.headers["Date"].flatMap(HTTPDate.parse), sent.timeIntervalSince(modifiedAt) >= 60
+        else { return nil }
+        return modified
     }
 
     /// A 206's `Content-Range` (`bytes 100-199/200`, or `…/*` when the size is unknown).

@@ -51,7 +51,7 @@ public struct HTTPBodyStream: Sendable {
     /// socket, a generator. Never sent twice (``isReopenable`` is `false`): a retry, a 401's
     /// renewal or a 307/308 redirect that would need it again ends the call with
     /// ``NetworkError/invalidRequest(_:)`` or the response that asked for it.
-    public init(length: Int?, readingOnce reader: @escaping Reader) {
+    public init(length: Int?, readingOnce reader: sending @escaping Reader) {
         let once = SingleReader(reader)
         self.init(length: length, isReopenable: false) { try once.take() }
     }
@@ -75,7 +75,7 @@ public struct HTTPBodyStream: Sendable {
         private let lock = Lock()
         private var reader: Reader?
 
-        init(_ reader: @escaping Reader) { self.reader = reader }
+        init(_ reader: sending @escaping Reader) { self.reader = reader }
 
         func take() throws -> Reader {
             guard let reader = lock.withLock({ () -> Reader? in defer { self.reader = nil }; return self.reader }) else {

@@ -127,6 +127,46 @@ import Testing
         }
     }
 
+    @Test("a weak ETag, or a Last-Modified too close to the response's Date, is no validator: nothing is kept")
+    func weakValidatorsAreNotKept() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/weak", [Self.cutShort(headers: ["ETag": "W/\"v1\""])])
+            try await server.script("/recent", [Self.cutShort(headers: ["Last-Modified": HTTPDateFormat.now()])])
+            let api = client(server.baseURL, retryPolicy: .never)
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            for path in ["weak", "recent"] {
+                await #expect(throws: NetworkError.self) {
+                    try await api.download(Endpoint<Data>(path: path), to: directory.appendingPathComponent(path), maxBytes: 1 << 20, resumable: true)
+                }
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+            await api.shutdown()
+        }
+    }
+
+    @Test("a chunked 206 that ends before its Content-Range's end is not moved into place")
+    func chunkedRangeEndingEarly() async throws {
+        try await withScriptedServer { server in
+            var short = ScriptedResponse.chunked(1000, status: 206)
+            short.headers = ["ETag": "\"v1\"", "Content-Range": "bytes \(Self.half)-\(Self.whole - 1)/\(Self.whole)"]
+            try await server.script("/file", [Self.cutShort(headers: ["ETag": "\"v1\""]), short])
+            let api = client(server.baseURL, retryPolicy: .never)
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let destination = directory.appendingPathComponent("file.bin")
+            _ = try? await api.download(Endpoint<Data>(path: "file"), to: destination, maxBytes: 1 << 20, resumable: true)
+            do {
+                try await api.download(Endpoint<Data>(path: "file"), to: destination, maxBytes: 1 << 20, resumable: true)
+                Issue.record("a short body was moved into place")
+            } catch {
+                guard case .malformedResponse? = error as? NetworkError else { Issue.record("got \(error)"); return }
+            }
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            await api.shutdown()
+        }
+    }
+
     @Test("httpbin's /range: a download cancelled mid-body resumes where it stopped; every byte is the server's")
     func resumesAgainstHTTPBin() async throws {
         try await withHTTPBin { httpbin in
@@ -209,5 +249,17 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
+    }
+}
+
+/// HTTP dates as servers write them.
+enum HTTPDateFormat {
+    /// Now, as an IMF-fixdate.
+    static func now() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date())
     }
 }
