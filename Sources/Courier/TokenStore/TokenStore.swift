@@ -10,6 +10,9 @@ import Foundation
 /// (the mailbox loop never awaits it); its result comes back as `refreshFinished`. When an
 /// instance goes away (a failure, shutdown), requests waiting for its refresh are answered by
 /// their replies (`componentRestarted` / `componentUnavailable`), never left hanging.
+///
+/// It runs on a thread of its own (``ThreadExecutor``): saving the tokens writes and `fsync`s
+/// a file (``FileTokenPersistence``, the Keychain), which must not hold the cooperative pool.
 actor TokenStore: Component {
     /// The messages the token store understands: its whole API.
     enum Message: Sendable {
@@ -44,6 +47,11 @@ actor TokenStore: Component {
     }
 
     private let environment: Environment
+    /// The thread every message is handled on, and the persistence called (one per instance).
+    private let executor = ThreadExecutor(name: "courier.tokens")
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     /// This instance's identity, so that a refresh started by an earlier instance (whose waiters
     /// were already answered `componentRestarted`) is not taken for one of its own.
     private let instance = UInt64.random(in: .min ... .max)

@@ -106,4 +106,25 @@ private actor OnThread {
             await api.shutdown()
         }
     }
+
+    @Test("the token store saves and removes the tokens on its own thread, never on the pool")
+    func tokenStoreOffThePool() async throws {
+        /// Remembers the thread each call came on.
+        final class Recording: TokenPersistence {
+            let names = Locked<[String]>([])
+            func load() throws -> Tokens? { record(); return nil }
+            func save(_ tokens: Tokens) throws { record() }
+            func remove() throws { record() }
+            private func record() {
+                let name = currentThreadName()
+                names.withLock { $0.append(name) }
+            }
+        }
+        let persistence = Recording()
+        let api = client(URL(string: "https://api.example.com")!) { $0.session = .init(persistence: persistence) }
+        try await api.session.signIn(Tokens(accessToken: "t"))
+        try await api.session.signOut()
+        #expect(persistence.names.withLock { $0 } == ["courier.tokens", "courier.tokens", "courier.tokens"])
+        await api.shutdown()
+    }
 }
