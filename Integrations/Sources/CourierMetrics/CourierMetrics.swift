@@ -25,10 +25,11 @@ import Synchronization
 /// | `courier_cache_misses_total` (coalesced calls included), `courier_cache_coalesced_total`, `courier_cache_revalidated_total` | counter | | polled |
 /// | `courier_cache_entries`, `courier_cache_bytes` | gauge | | polled |
 /// | `courier_offline_queue_depth` | gauge | | `client.offline.pendingCount`, on each offline event and polled |
-/// | `courier_offline_items_total` | counter | `outcome` (`enqueued`, `delivered`, `retrying`, `dead_lettered`, `expired`, `conflict`, `removed`) | `client.offline.events()` |
+/// | `courier_offline_items_total` | counter | `outcome` (`enqueued`, `delivered`, `retrying`, `dead_lettered`, `expired`, `conflict`, `removed`, `waiting_for_user`) | `client.offline.events()` |
 /// | `courier_session_refreshes_total` | counter | `result` (`success`, `failure`) | `client.session.events()` |
 /// | `courier_session_expired_total` | counter | | `client.session.events()` |
 /// | `courier_supervisor_restarts_total`, `courier_supervisor_failures_total` | counter | `child` (a component's name) | `client.supervisionEvents()` |
+/// | `courier_supervisor_gave_up_total` | counter | | `client.supervisionEvents()` |
 ///
 /// Request metrics count what reaches the request pipeline: a fresh cache hit never does (it
 /// counts in `courier_cache_hits_total`), and requests coalesced onto one fetch count once. The
@@ -235,21 +236,33 @@ public final class CourierMetrics: Sendable {
         let key = MetricKey(name: name, dimensions: dimensions)
         if let counter = metrics.withLock({ $0.counters[key] }) { return counter }
         let counter = Counter(label: label(name), dimensions: dimensions, factory: factory)
-        return metrics.withLock { $0.counters[key, default: counter] }
+        return metrics.withLock { stored in
+            if let existing = stored.counters[key] { return existing }   // made meanwhile by another caller
+            stored.counters[key] = counter
+            return counter
+        }
     }
 
     private func timer(_ name: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
         let key = MetricKey(name: name, dimensions: dimensions)
         if let timer = metrics.withLock({ $0.timers[key] }) { return timer }
         let timer = CoreMetrics.Timer(label: label(name), dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory)
-        return metrics.withLock { $0.timers[key, default: timer] }
+        return metrics.withLock { stored in
+            if let existing = stored.timers[key] { return existing }   // made meanwhile by another caller
+            stored.timers[key] = timer
+            return timer
+        }
     }
 
     private func gauge(_ name: String) -> Gauge {
         let key = MetricKey(name: name, dimensions: [])
         if let gauge = metrics.withLock({ $0.gauges[key] }) { return gauge }
         let gauge = Gauge(label: label(name), dimensions: [], factory: factory)
-        return metrics.withLock { $0.gauges[key, default: gauge] }
+        return metrics.withLock { stored in
+            if let existing = stored.gauges[key] { return existing }   // made meanwhile by another caller
+            stored.gauges[key] = gauge
+            return gauge
+        }
     }
 
     // MARK: Labels

@@ -94,10 +94,9 @@ struct OfflineComponents: Sendable {
         await drain?.value
     }
 
-    /// Ends every event stream (at shutdown), and releases whoever still waits for the queue's
-    /// first open (it will not come now).
+    /// Ends every event stream (at shutdown). (Whoever still waits for the queue's first open
+    /// was released when its mailbox closed: `ClientComponents`' `closed` hook.)
     func finishEvents() {
-        queue?.loaded.open()
         connectivityEvents.finish()
         offlineEvents.finish()
         syncProgress.finish()

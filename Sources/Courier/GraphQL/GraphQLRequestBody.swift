@@ -1,21 +1,10 @@
 import Foundation
 
-/// What a GraphQL operation sends (GraphQL over HTTP): `query`, `operationName`, `variables`
-/// and `extensions`, as a POST's JSON body or a GET's query parameters. Variables are encoded
-/// canonically (sorted keys), so equal variables give equal bytes whatever their order, and so
-/// the same cache key.
-struct GraphQLRequestBody: Encodable {
-    let query: String?
-    let operationName: String
-    let variables: GraphQLVariablesJSON?
-    let extensions: [String: [String: JSONValue]]?
-
-    /// Variables already encoded, written as they are.
-    struct GraphQLVariablesJSON: Encodable {
-        let value: JSONValue
-        func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
-    }
-
+/// The parts of what a GraphQL operation sends (GraphQL over HTTP) that take work: the
+/// variables, encoded canonically (sorted keys: equal variables give equal bytes whatever their
+/// order, and so the same cache key), the operation's name read from its document, and the
+/// document's hash. (``ClientGraphQL`` assembles the body or the query parameters.)
+enum GraphQLRequestBody {
     /// The canonical JSON of `variables`; `nil` for an operation without any.
     static func variablesJSON<Variables: Encodable>(_ variables: Variables) throws(NetworkError) -> Data? {
         if Variables.self == GraphQLNoVariables.self { return nil }

@@ -9,4 +9,12 @@ public struct GraphQLResult<Data: Sendable>: Sendable {
     public let extensions: [String: JSONValue]?
     /// The HTTP response (status, headers, metrics); its body is the JSON the above came from.
     public let response: HTTPResponse
+
+    /// A result (for tests and interceptors).
+    public init(data: Data?, errors: [GraphQLError] = [], extensions: [String: JSONValue]? = nil, response: HTTPResponse) {
+        self.data = data
+        self.errors = errors
+        self.extensions = extensions
+        self.response = response
+    }
 }

@@ -7,6 +7,12 @@ public struct GraphQLError: Decodable, Sendable, Equatable, CustomStringConverti
         public let line: Int
         /// The column, from 1.
         public let column: Int
+
+        /// A place at `line` and `column`.
+        public init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
+        }
     }
 
     /// A step of ``path``: a field name or a list index.

@@ -9,6 +9,14 @@ public struct GraphQLFailure: Sendable, CustomStringConvertible {
     /// The HTTP response (any status: a non-2xx with a GraphQL body keeps its errors here).
     public let response: HTTPResponse
 
+    /// A failure with `errors` (at least one), the partial `data` beside them, and the
+    /// `response` (for tests and interceptors).
+    public init(errors: [GraphQLError], data: (any Sendable)? = nil, response: HTTPResponse) {
+        self.errors = errors
+        self.data = data
+        self.response = response
+    }
+
     /// The partial data, as the operation's `Data` type; `nil` when none arrived.
     ///
     /// ```swift

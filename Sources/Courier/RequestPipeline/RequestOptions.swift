@@ -28,7 +28,9 @@ public struct RequestOptions: Sendable {
     public var redirects: RedirectPolicy?
     /// Called with the request body's progress as the transport reads it (from 0 again when
     /// a retry or a redirect sends it again), at most every 100 ms, and once at its end.
-    /// Called on the transport's thread: return quickly. Default `nil`.
+    /// Called on the transport's thread: return quickly. Default `nil`. (With
+    /// ``URLSessionTransport``, which reads a body stream whole before the exchange, it reaches
+    /// the end before the bytes are sent.)
     public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
     /// Called with the response body's progress as the caller reads it, for the streamed calls
     /// (``APIClient/bytes(for:stallTimeout:maxBytes:)``, ``APIClient/download(_:to:maxBytes:resumable:stallTimeout:)``),
