@@ -26,13 +26,18 @@ struct RequestWorker: Sendable {
 }
 
 /// The hand-off slot between the pipeline and one worker: at most one request waits in it.
+///
+/// The request always goes through the slot, under its lock, and a waiting worker is only
+/// woken: it takes the request under the same lock, so what the pipeline wrote before handing
+/// it over is ordered before what the worker reads (a value passed through the continuation
+/// alone is not, as ThreadSanitizer sees it). The mailbox hands over messages the same way.
 final class WorkerInbox: Sendable {
     /// A request, and whether its events are published.
     typealias Work = (pending: PendingRequest, publishing: Bool)
 
     private struct State {
         var next: Work?
-        var waiter: UnsafeContinuation<Work?, Never>?
+        var waiter: UnsafeContinuation<Void, Never>?
         var closed = false
     }
 
@@ -40,35 +45,41 @@ final class WorkerInbox: Sendable {
 
     /// Gives the worker its next request (the slot must be empty).
     func give(_ work: Work) {
-        let waiter = state.withLock { state -> UnsafeContinuation<Work?, Never>? in
+        let waiter = state.withLock { state -> UnsafeContinuation<Void, Never>? in
             precondition(state.next == nil, "a worker is given one request at a time")
-            if let waiter = state.waiter.take() { return waiter }
             state.next = work
-            return nil
+            return state.waiter.take()
         }
-        waiter?.resume(returning: work)
+        waiter?.resume()
     }
 
     /// No more requests: a waiting worker gets `nil`.
     func close() {
-        let waiter = state.withLock { state -> UnsafeContinuation<Work?, Never>? in
+        let waiter = state.withLock { state -> UnsafeContinuation<Void, Never>? in
             state.closed = true
             return state.waiter.take()
         }
-        waiter?.resume(returning: nil)
+        waiter?.resume()
     }
 
     /// The next request, waiting for one; `nil` once closed. (No cancellation handler: the
     /// pipeline cancels a worker with ``RequestWorker/cancel()``, which closes the inbox too.)
     nonisolated(nonsending) func next() async -> Work? {
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Work?, Never>) in
-            let ready = state.withLock { state -> Work?? in
+        while true {
+            if let ready = state.withLock({ state -> Work?? in
                 if let next = state.next.take() { return .some(next) }
-                if state.closed { return .some(nil) }
-                state.waiter = continuation
-                return .none
+                return state.closed ? .some(nil) : .none
+            }) {
+                return ready
             }
-            if let ready { continuation.resume(returning: ready) }
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                let wake = state.withLock { state -> Bool in
+                    if state.next != nil || state.closed { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if wake { continuation.resume() }
+            }
         }
     }
 }
