@@ -79,8 +79,11 @@ import Testing
             #expect(stats.requests >= count + stats.resets - failures.count)
             #expect(stats.connections > stats.resets)
             #expect(stats.connections < stats.requests / 2)
-            // The client's 64 requests in flight used as many connections at once.
-            #expect(stats.maxOpen >= 48, "at most \(stats.maxOpen) connections were open at once")
+            // The client's 64 requests in flight used as many connections at once (nearly: under
+            // ThreadSanitizer requests finish while the last are still being started, and one
+            // CI run saw 46 open at most).
+            let open = isThreadSanitized ? 32 : 48
+            #expect(stats.maxOpen >= open, "at most \(stats.maxOpen) connections were open at once")
             print("load: \(successes.count)/\(count) succeeded; server: \(stats.requests) requests, \(stats.resets) resets, \(stats.connections) connections, at most \(stats.maxOpen) open; slowest call \(String(describing: outcomes.map(\.elapsed).max()))")
         }
     }
