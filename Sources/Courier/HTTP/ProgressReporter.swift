@@ -52,13 +52,13 @@ final class ProgressReporter: Sendable {
         if let report { handler(report) }
     }
 
-    /// Starts again from `completed` bytes (a body sent again from its start), reporting it.
-    func restart(at completed: Int64 = 0) {
+    /// Starts again from 0 (a body sent again from its start), reporting it.
+    func restart() {
         let report = state.withLock { state in
-            state.completed = completed
-            state.reported = completed
+            state.completed = 0
+            state.reported = 0
             state.lastReport = now()
-            return TransferProgress(completedBytes: completed, totalBytes: state.total)
+            return TransferProgress(completedBytes: 0, totalBytes: state.total)
         }
         handler(report)
     }
