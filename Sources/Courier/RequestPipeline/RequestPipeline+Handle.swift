@@ -70,12 +70,9 @@ extension RequestPipeline {
         private func pending(_ request: HTTPRequest, options: RequestOptions, id: RequestID, reply: Reply<HTTPResponse>) -> PendingRequest {
             let now = configuration.clock.now
             return PendingRequest(
-                id: id, request: request, created: now, deadline: now + (options.deadline ?? configuration.requestDeadline),
-                attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout,
-                retryPolicy: options.retryPolicy, redirects: options.redirects, requiresAuth: options.requiresAuth,
-                stream: options.stream, uploadProgress: options.uploadProgress, isRead: options.readKey != nil,
-                credentialRejected: options.credentialRejected, tags: options.tags,
-                sessionIdentity: options.sessionIdentity, reply: reply)
+                id: id, request: request, options: options, created: now,
+                deadline: now + (options.deadline ?? configuration.requestDeadline),
+                attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout, reply: reply)
         }
 
         /// A new request identifier.

@@ -12,8 +12,9 @@ import Testing
 
     private func pending(_ id: UInt64, deadline: Duration = .seconds(1)) -> PendingRequest {
         PendingRequest(
-            id: RequestID(id), request: HTTPRequest(url: testURL("https://h/x")), created: .zero, deadline: deadline,
-            attemptTimeout: .seconds(1), retryPolicy: .never, requiresAuth: false, reply: reply)
+            id: RequestID(id), request: HTTPRequest(url: testURL("https://h/x")),
+            options: RequestOptions(retryPolicy: .never, requiresAuth: false), created: .zero, deadline: deadline,
+            attemptTimeout: .seconds(1), reply: reply)
     }
 
     @Test("the requests past their deadline leave; the earliest deadline left is told")
