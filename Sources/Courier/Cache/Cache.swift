@@ -5,8 +5,8 @@ import Foundation
 /// GETs.
 ///
 /// A caller asks once (`get`) and is answered with the response: from storage when it is fresh
-/// (one message, no pipeline admission), else from a fetch that the cache sends to the
-/// pipeline's mailbox itself, with a reply that comes back to it as a `fetched` message (the
+/// (one message, no pipeline admission), else from a fetch that the cache starts itself (the
+/// chain from admission on), with a reply that comes back to it as a `fetched` message (the
 /// mailbox loop never awaits it, and no task waits in between), shared by every identical
 /// request waiting at the same time. A caller that cancels leaves the fetch (`leave`); the fetch is cancelled only
 /// when no caller is left. Its state is memory only: a restarted instance starts empty, and
@@ -44,14 +44,13 @@ actor Cache: Component {
     /// What every instance runs with.
     struct Environment: Sendable {
         let mailbox: Mailbox<Message>
-        /// Sends a request to the network (the pipeline's mailbox), to be answered through the
-        /// given reply; returns the request's number, for ``cancelFetch``.
-        let fetch: @Sendable (HTTPRequest, RequestOptions, Reply<HTTPResponse>) -> RequestID
+        /// Sends a request to the network (the chain from admission on, in a task of its own), to
+        /// be answered through the given reply; returns the task, which the cache cancels when
+        /// no caller is left.
+        let fetch: @Sendable (HTTPRequest, RequestOptions, Reply<HTTPResponse>) -> Task<Void, Never>
         /// What a fetch's failure is to the cache's callers: a runtime error as an asker of the
         /// pipeline would be told it (``NetworkError/init(answer:)``).
         let fetchFailure: @Sendable (any Error) -> NetworkError
-        /// Cancels the request `fetch` numbered so (the caller no longer needs its answer).
-        let cancelFetch: @Sendable (RequestID) -> Void
         let maxEntries: Int
         let maxBytes: Int
         /// Seconds of freshness of ``CacheTTL/defaultTTL``.
@@ -86,8 +85,8 @@ actor Cache: Component {
         /// Whether its answer may be stored: not once the key was invalidated while it ran (the
         /// answer may predate the write).
         var storable = true
-        /// The network request's number in the pipeline, to cancel it.
-        let request: RequestID
+        /// The network request's task, to cancel it.
+        let request: Task<Void, Never>
 
         var storageKey: CacheKey { first.key }
     }
@@ -314,7 +313,7 @@ actor Cache: Component {
         let answer = Reply<HTTPResponse> { result in
             try? mailbox.send(.fetched(instance: instance, flight: id, result))
         }
-        let request: RequestID
+        let request: Task<Void, Never>
         if revalidating {
             var sent = cached.request
             for field in validators { sent.headers.add(name: field.name, value: field.value) }
@@ -336,7 +335,7 @@ actor Cache: Component {
         flights[id]?.waiters.remove(cached)
         if let flight = flights[id], flight.waiters.isEmpty, !flight.background {
             // Every caller gave up: the fetch is cancelled (the server sees it dropped).
-            environment.cancelFetch(flight.request)
+            flight.request.cancel()
             remove(id)
         }
     }

@@ -3,9 +3,9 @@ import Foundation
 /// Logs each attempt's request and response through a ``NetworkLogger``, with secrets redacted:
 /// `minimal` detail is method, URL and status, `standard` adds headers, `verbose` adds bodies
 /// cut at `bodyLimit` bytes. Credential headers, token-like query parameters and JSON fields
-/// never reach the log. The pipeline adds it when the client has a logger and a detail other
-/// than ``LogDetail/off``.
-struct LoggingInterceptor: RequestInterceptor, ResponseInterceptor {
+/// never reach the log. The chain has it when the client has a logger and a detail other than
+/// ``LogDetail/off``, after auth: every hop is logged as it is sent.
+struct LoggingInterceptor: Interceptor, RequestInterceptor, ResponseInterceptor {
     /// Where lines go.
     let logger: any NetworkLogger
     /// How much is logged.
@@ -22,13 +22,20 @@ struct LoggingInterceptor: RequestInterceptor, ResponseInterceptor {
         self.bodyLimit = bodyLimit
     }
 
+    func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
+        let context = chain.context
+        log(request, context: context)
+        let response = try await chain.proceed(request)
+        log(response, to: request, context: context)
+        return response
+    }
+
     func intercept(_ request: HTTPRequest, context: RequestContext) -> RequestInterception {
         log(request, context: context)
         return .proceed(request)
     }
 
-    /// Logs `request` as it is sent (what ``intercept(_:context:)`` does; the pipeline calls it
-    /// directly).
+    /// Logs `request` as it is sent (what ``intercept(_:context:)`` does).
     func log(_ request: HTTPRequest, context: RequestContext) {
         guard logger.isEnabled(.info) else { return }
         var metadata = [
@@ -45,8 +52,7 @@ struct LoggingInterceptor: RequestInterceptor, ResponseInterceptor {
         return response
     }
 
-    /// Logs `response` as it arrived (what ``intercept(_:to:context:)`` does; the pipeline calls
-    /// it directly).
+    /// Logs `response` as it arrived (what ``intercept(_:to:context:)`` does).
     func log(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) {
         let level: LogLevel = switch response.status {
         case ..<400: .info

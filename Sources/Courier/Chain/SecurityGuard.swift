@@ -10,7 +10,7 @@ import Foundation
 ///   `RedirectRule`, the same over every transport).
 /// - Responses, when ``warnsOnMissingSecurityHeaders`` is on: a warning through the request's
 ///   logger when `X-Content-Type-Options` or `X-Frame-Options` is missing.
-public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
+public struct SecurityGuard: Interceptor, RequestInterceptor, ResponseInterceptor {
     /// Hosts that may be reached over plain HTTP besides loopback (e.g. a sidecar), compared
     /// case-insensitively. Default none.
     public var insecureHostsAllowed: Set<String>
@@ -28,6 +28,14 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
         self.warnsOnMissingSecurityHeaders = warnsOnMissingSecurityHeaders
     }
 
+    /// As a step of the chain: refuses what ``intercept(_:context:)`` refuses, then inspects the response.
+    public func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
+        try check(request)
+        let response = try await chain.proceed(request)
+        inspect(response, to: request, context: chain.context)
+        return response
+    }
+
     /// Lets HTTPS through, and plain HTTP only to loopback or an allowed host.
     public func intercept(_ request: HTTPRequest, context: RequestContext) throws(NetworkError) -> RequestInterception {
         try check(request)
@@ -35,8 +43,7 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
     }
 
     /// Throws ``NetworkError/securityError(_:)`` unless `request` may be sent: what
-    /// ``intercept(_:context:)`` does, without handing the request back (the pipeline calls it
-    /// directly).
+    /// ``intercept(_:context:)`` does, without handing the request back.
     func check(_ request: HTTPRequest) throws(NetworkError) {
         let origin = request.origin
         if origin?.scheme == "https" { return }
@@ -55,7 +62,7 @@ public struct SecurityGuard: RequestInterceptor, ResponseInterceptor {
     }
 
     /// Warns (through the context's logger) about the expected security headers `response`
-    /// lacks: what ``intercept(_:to:context:)`` does, called directly by the pipeline.
+    /// lacks: what ``intercept(_:to:context:)`` does.
     func inspect(_ response: HTTPResponse, to request: HTTPRequest, context: RequestContext) {
         guard warnsOnMissingSecurityHeaders, let logger = context.logger, logger.isEnabled(.warning) else { return }
         let missing = Self.expectedResponseHeaders.filter { !response.headers.contains($0) }

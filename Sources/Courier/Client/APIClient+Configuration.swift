@@ -210,6 +210,10 @@ extension APIClient {
         public var offline: Offline?
         /// Your request interceptors; they run first, then the security guard, auth and logging.
         public var requestInterceptors: [any RequestInterceptor]
+        /// Your interceptors (``Interceptor``), in order: each attempt passes them after the
+        /// request interceptors and before the redirects, the security guard, auth, logging and
+        /// the transport. Default none.
+        public var interceptors: [any Interceptor] = []
         /// Your response interceptors; they run after logging and the security guard.
         public var responseInterceptors: [any ResponseInterceptor]
         /// Retries of every request that does not set its own. Default ``RetryPolicy/default``.
@@ -324,38 +328,11 @@ extension APIClient {
             return "Courier/\(version) (\(os))"
         }()
 
-        /// What the request pipeline runs with; `tokens` is the session's token store, if any.
-        func pipeline(tokens: TokenStore.Handle?) -> RequestPipeline.Configuration {
-            var auth = self.auth
-            if let tokens {
-                let publicPaths = auth?.publicPaths ?? AuthInterceptor.defaultPublicPaths
-                auth = AuthInterceptor(publicPaths: publicPaths, store: tokens)
-            }
-            var configuration = RequestPipeline.Configuration(
-                attemptSteps: RequestChain.attemptSteps,
-                transport: transport,
-                requestInterceptors: requestInterceptors,
-                responseInterceptors: responseInterceptors,
-                security: security,
-                auth: auth,
-                logging: logging.interceptor,
-                retryPolicy: retryPolicy,
-                retryBudget: retryBudget,
-                attemptTimeout: timeouts.attempt,
-                requestDeadline: timeouts.request,
-                maxConcurrentRequests: limits.maxConcurrentRequests,
-                maxQueuedRequests: limits.maxQueuedRequests,
-                maxResponseBytes: limits.maxResponseBytes,
-                redirects: redirects,
-                baseURL: baseURL,
-                tokens: tokens,
-                userAgent: userAgent,
-                logger: logging.logger,
-                redaction: logging.redaction,
-                clock: clock,
-                random: random)
-            configuration.attemptSteps = RequestChain.attemptSteps(for: configuration)
-            return configuration
+        /// The auth interceptor the chain's auth step uses: the session's (with the configured
+        /// public paths) when `tokens` is the session's token store, else ``auth``.
+        func authentication(tokens: TokenStore.Handle?) -> AuthInterceptor? {
+            guard let tokens else { return auth }
+            return AuthInterceptor(publicPaths: auth?.publicPaths ?? AuthInterceptor.defaultPublicPaths, store: tokens)
         }
     }
 }

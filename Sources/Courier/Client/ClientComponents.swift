@@ -5,6 +5,9 @@ import Foundation
 /// before any component starts, so handles are made first and given to whoever needs them.
 struct ClientComponents: Sendable {
     let chain: RequestChain
+    /// The chain's offline gate, when the client has an offline queue: `client.offline.enqueue`
+    /// stores writes as it does.
+    let gate: OfflineGate?
     let pipeline: RequestPipeline.Handle
     /// The session's token store, when the configuration has ``APIClient/Configuration/session``.
     let tokens: TokenStore.Handle?
@@ -25,8 +28,9 @@ struct ClientComponents: Sendable {
         let tokens = configuration.session.map { _ in
             TokenStore.Handle(mailbox: tokenMailbox, credential: LatestValue(.unpublished), clock: clock)
         }
-        let pipelineConfiguration = configuration.pipeline(tokens: tokens)
-        let (pipeline, pipelineChild) = RequestPipeline.child(pipelineConfiguration, events: requestEvents)
+        let (pipeline, pipelineChild) = RequestPipeline.child(RequestPipeline.Environment(
+            mailbox: Mailbox(name: "RequestPipeline"), maxConcurrentRequests: max(1, configuration.limits.maxConcurrentRequests),
+            maxQueuedRequests: max(0, configuration.limits.maxQueuedRequests), retryBudget: configuration.retryBudget, clock: clock))
         let cacheMailbox = Mailbox<Cache.Message>(name: "Cache")
         let cache = configuration.caching.map { caching in
             Cache.Handle(
@@ -35,33 +39,47 @@ struct ClientComponents: Sendable {
                 clock: clock, defaultPolicy: caching.policy, defaultTTL: caching.ttl)
         }
         let offline = OfflineComponents(configuration)
-        let chain = RequestChain(
-            pipeline: pipeline, cache: cache, offline: offline,
-            authentication: configuration.requestInterceptors.lazy.compactMap { $0 as? AuthInterceptor }.first ?? pipelineConfiguration.auth,
-            tokens: tokens)
+        let settings = ChainSettings(
+            baseURL: configuration.baseURL, logger: configuration.logging.logger, redaction: configuration.logging.redaction, clock: clock,
+            random: configuration.random, maxResponseBytes: configuration.limits.maxResponseBytes, events: requestEvents)
+        let admission = AdmissionStep(
+            pipeline: pipeline, attemptTimeout: configuration.timeouts.attempt, requestDeadline: configuration.timeouts.request)
+        let (steps, admissionIndex) = Self.steps(configuration, tokens: tokens, pipeline: pipeline, admission: admission, cache: cache, offline: offline)
+        let chain = RequestChain(steps: steps, settings: settings, admission: admissionIndex, hasCache: cache != nil)
         (self.chain, self.pipeline, self.tokens, self.cache, self.offline) = (chain, pipeline, tokens, cache, offline)
+        gate = steps.lazy.compactMap { $0.step as? OfflineGate }.first
 
         // The supervision order.
         var children: [ChildSpec] = []
-        // The token store: the pipeline's auth step reads its credential; its refresh call goes
-        // through the pipeline's execution without an admission slot.
+        // The token store: the auth step reads its credential; its refresh call passes the
+        // steps after admission without a slot.
         if let session = configuration.session, let tokens {
+            let unadmitted: @Sendable (HTTPRequest) async -> Result<HTTPResponse, NetworkError> = { request in
+                let from = InterceptorChain(
+                    steps: steps, index: admissionIndex, call: ChainCall(client: settings, options: RequestOptions(requiresAuth: false)), once: nil)
+                do throws(NetworkError) {
+                    return .success(try await admission.unadmitted(request, from))
+                } catch {
+                    return .failure(error)
+                }
+            }
             let environment = TokenStore.Environment(
                 mailbox: tokenMailbox, credential: tokens.credential, events: tokenEvents, persistence: session.persistence,
-                refresh: APIClient.refreshCall(session, base: base, pipeline: pipeline, json: configuration.json, clock: clock),
+                refresh: APIClient.refreshCall(session, base: base, send: unadmitted, json: configuration.json, clock: clock),
                 threshold: session.refreshThreshold, maxRefreshes: session.maxRefreshes, refreshWindow: session.refreshWindow,
                 clock: clock)
             children.append(.component(mailbox: tokenMailbox) { TokenStore(environment) })
         }
-        // The request pipeline: admission and the attempts.
+        // The request pipeline: admission and the retry budget.
         children.append(pipelineChild)
-        // The cache: its misses are fetched through the pipeline's admission.
+        // The cache: its fetches enter the chain at admission, in tasks of their own.
         if let caching = configuration.caching, let cache {
             var environment = Cache.Environment(
                 mailbox: cacheMailbox,
-                fetch: { request, options, reply in pipeline.submit(request, options: options, reply: reply) },
-                fetchFailure: { pipeline.failure($0) },
-                cancelFetch: { pipeline.cancel($0) },
+                fetch: { request, options, reply in
+                    Task { reply.resume(with: await chain.resultAdmitted(request, options: options)) }
+                },
+                fetchFailure: { NetworkError(answer: $0) },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: clock, shelf: cache.shelf)
             environment.fault = caching.fault
@@ -72,10 +90,67 @@ struct ClientComponents: Sendable {
         if let offline {
             children += Self.connectivityChildren(offline, configuration)
             children += Self.offlineChildren(
-                offline, configuration, replay: { request, item in await chain.replay(request, as: item) },
-                identity: { await chain.sessionIdentity() })
+                offline, configuration, replay: { request, item in await Self.replay(request, item, chain: chain, cache: cache, offline: offline) },
+                identity: { await tokens?.appIdentity() })
         }
         self.children = children
+    }
+
+    /// Every step of the client's chain, in order, and where admission is in it: the one list
+    /// of built-in steps. A client has only the steps it has something for.
+    private static func steps(
+        _ configuration: APIClient.Configuration, tokens: TokenStore.Handle?, pipeline: RequestPipeline.Handle, admission: AdmissionStep,
+        cache: Cache.Handle?, offline: OfflineComponents?
+    ) -> ([ChainLink], admission: Int) {
+        let auth = configuration.authentication(tokens: tokens)
+        // The first auth interceptor a request meets: the cache and the gate ask it which
+        // requests carry credentials.
+        let authentication = configuration.requestInterceptors.lazy.compactMap { $0 as? AuthInterceptor }.first ?? auth
+        let hasLists = !configuration.requestInterceptors.isEmpty || !configuration.responseInterceptors.isEmpty
+        let builtIn: [(any Interceptor)?] = [
+            offline.flatMap { offline in
+                offline.queue.map { OfflineGate(offline: offline, queue: $0, tokens: tokens, authentication: authentication) }
+            },
+            offline.map { ConnectivityStep(offline: $0) },
+            cache.map { CacheStep(cache: $0, authentication: authentication, tokens: tokens) },
+            admission,
+            RetryStep(policy: configuration.retryPolicy, pipeline: pipeline, tokens: tokens, userAgent: configuration.userAgent),
+        ]
+        let afterYours: [(any Interceptor)?] = [
+            RedirectStep(policy: configuration.redirects),
+            configuration.security,
+            auth.map { AuthStep(auth: $0) },
+            configuration.logging.interceptor,
+            TransportStep(transport: configuration.transport),
+        ]
+        var links = builtIn.compactMap { $0 }.map { ChainLink(step: $0, isUsers: false) }
+        let admissionIndex = links.firstIndex { $0.step is AdmissionStep } ?? 0
+        if hasLists {
+            links.append(ChainLink(
+                step: InterceptorLists(requestInterceptors: configuration.requestInterceptors, responseInterceptors: configuration.responseInterceptors),
+                isUsers: false))
+        }
+        links += configuration.interceptors.map { ChainLink(step: $0, isUsers: true) }
+        links += afterYours.compactMap { $0 }.map { ChainLink(step: $0, isUsers: false) }
+        return (links, admissionIndex)
+    }
+
+    /// Replays a queued write (`item`, as `request`): it enters the chain at admission (it must
+    /// not be queued again, nor answered by the cache, whatever its method), with the item's own
+    /// timeouts and no retries of its own (the queue schedules them), and, if it was queued
+    /// under a session identity, with that identity's credentials or none (the auth step
+    /// refuses another's: `unauthorized`). Its outcome tells the monitor what it learnt; a
+    /// success makes the stored reads of its URL stale, as a write's does.
+    private static func replay(
+        _ request: HTTPRequest, _ item: OfflineItem, chain: RequestChain, cache: Cache.Handle?, offline: OfflineComponents
+    ) async -> Result<HTTPResponse, NetworkError> {
+        var options = RequestOptions(
+            attemptTimeout: item.attemptTimeout, deadline: item.deadline, retryPolicy: .never, requiresAuth: item.requiresAuth)
+        options.sessionIdentity = item.sessionIdentity
+        let result = await chain.resultAdmitted(request, options: options)
+        offline.learn(from: result)
+        if case .success = result { cache?.forget(.invalidate(url: request.url.absoluteString)) }
+        return result
     }
 
     /// The connectivity monitor and the sources that feed it: the OS's link watcher and the

@@ -48,6 +48,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     ///
     /// Retry policies use it to decide whether a request whose outcome is unknown (the connection
     /// dropped after it was sent) may be sent again automatically.
+    /// Whether it is one of the methods that write (`POST`, `PUT`, `PATCH`, `DELETE`): a success
+    /// makes the cached reads of its URL stale, and it may be queued offline.
+    var writes: Bool {
+        self == .post || self == .put || self == .patch || self == .delete
+    }
+
     public var isIdempotent: Bool {
         switch rawValue {
         case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE": true

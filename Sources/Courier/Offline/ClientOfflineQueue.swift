@@ -15,9 +15,9 @@ public struct ClientOfflineQueue: Sendable {
     ///   request that is invalid or carries its own `Authorization` (never stored).
     @discardableResult
     public func enqueue<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Int64 {
-        guard let offline = client.components.offline, offline.queue != nil else { throw Self.unavailable }
+        guard let offline = client.components.offline, let gate = client.components.gate else { throw Self.unavailable }
         let request = try client.makeRequest(endpoint.untyped)
-        return try await offline.enqueue(await client.components.chain.queueable(request, endpoint.options))
+        return try await offline.enqueue(await gate.queueable(request, endpoint.options))
     }
 
     /// How many items wait to be replayed (queued, retrying, in flight), the writes stored by

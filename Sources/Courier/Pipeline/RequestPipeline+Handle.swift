@@ -1,83 +1,59 @@
 extension RequestPipeline {
-    /// What a caller holds to use a pipeline: its mailbox, the settings requests are resolved
-    /// against, and the request numbering. Copies share the numbering.
+    /// What a caller holds to use a pipeline: its mailbox and the request numbering. Copies
+    /// share the numbering, and every instance uses it, so an id a failed instance left is
+    /// never another's.
     struct Handle: Sendable {
         let mailbox: Mailbox<Message>
-        private let configuration: Configuration
-        private let execution: RequestExecution
         private let lastID = Locked<UInt64>(0)
 
-        init(mailbox: Mailbox<Message>, configuration: Configuration, execution: RequestExecution) {
+        init(mailbox: Mailbox<Message>) {
             self.mailbox = mailbox
-            self.configuration = configuration
-            self.execution = execution
-        }
-
-        /// Sends `request` through the pipeline and returns its final response (2xx, or a 3xx
-        /// that was not followed). Its settings are resolved here, once: the options, else the
-        /// request's own timeout (attempt), else the pipeline's. Cancelling the calling task
-        /// cancels the request.
-        /// - Throws: the request's ``NetworkError``, or a ``RuntimeError`` if the pipeline is
-        ///   unavailable or restarted while holding it.
-        nonisolated(nonsending) func send(_ request: HTTPRequest, options: RequestOptions) async throws -> HTTPResponse {
-            let id = nextID()
-            return try await mailbox.ask(
-                { .execute(pending(request, options: options, id: id, reply: $0)) },
-                onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
-        }
-
-        /// Sends `request` as ``send(_:options:)`` does, for a component that takes the answer
-        /// as a message of its own: `reply` (made with ``Reply/init(answer:)``) is answered once
-        /// with the outcome, as an asker would be (``failure(_:)`` maps a runtime error the same
-        /// way). Returns the request's number, for ``cancel(_:)``.
-        func submit(_ request: HTTPRequest, options: RequestOptions, reply: Reply<HTTPResponse>) -> RequestID {
-            let id = nextID()
-            if (try? mailbox.send(.execute(pending(request, options: options, id: id, reply: reply)))) == nil {
-                reply.fail(RuntimeError.componentUnavailable(mailbox.name))
-            }
-            return id
-        }
-
-        /// What a ``submit(_:options:reply:)``'s failure is to the submitter: the pipeline's
-        /// error, or a runtime error as an asker would see it.
-        func failure(_ error: any Error) -> NetworkError {
-            NetworkError(answer: mailbox.answerError(error))
-        }
-
-        /// Cancels a request ``submit(_:options:reply:)`` sent (a tell): a running one's task
-        /// is cancelled, a queued one leaves the queue; nothing if it already ended.
-        func cancel(_ id: RequestID) {
-            try? mailbox.send(.cancel(id))
-        }
-
-        /// Sends one of the client's own requests (the token refresh) as ``send(_:options:)``
-        /// does, without credentials, but without an admission slot, so it never waits behind
-        /// the requests that are waiting for it (see ``RequestExecution/runUnadmitted(_:)``).
-        nonisolated(nonsending) func sendUnadmitted(_ request: HTTPRequest) async -> Result<HTTPResponse, NetworkError> {
-            do {
-                return .success(try await withUnsafeThrowingContinuation { continuation in
-                    let pending = pending(
-                        request, options: RequestOptions(requiresAuth: false), id: nextID(), reply: Reply(slot: .init(.task(continuation))))
-                    Task { [execution] in await execution.runUnadmitted(pending) }
-                })
-            } catch {
-                return .failure(NetworkError(answer: error))
-            }
-        }
-
-        /// `request` on its way to `reply`, its settings resolved once: the options, else the
-        /// request's own timeout (attempt), else the pipeline's.
-        private func pending(_ request: HTTPRequest, options: RequestOptions, id: RequestID, reply: Reply<HTTPResponse>) -> PendingRequest {
-            let now = configuration.clock.now
-            return PendingRequest(
-                id: id, request: request, options: options, created: now,
-                deadline: now + (options.deadline ?? configuration.requestDeadline),
-                attemptTimeout: options.attemptTimeout ?? request.timeout ?? configuration.attemptTimeout, reply: reply)
         }
 
         /// A new request identifier.
-        private func nextID() -> RequestID {
+        func nextID() -> RequestID {
             RequestID(lastID.withLock { $0 += 1; return $0 })
+        }
+
+        /// Runs `work` once the pipeline admits request `id`, in a task that inherits the
+        /// caller's task-local values and priority, and frees the slot when it ends (before the
+        /// caller wakes). Cancelling the calling task cancels the work, or the wait for a slot.
+        /// - Returns: the work's result; `overloaded` when the queue is full, `timeout` when no
+        ///   slot freed before `deadline`, `cancelled`, or the pipeline's unavailability when it
+        ///   stopped meanwhile (shutdown, or a failure).
+        nonisolated(nonsending) func admitted(
+            _ id: RequestID, deadline: Duration, _ work: @escaping @Sendable () async -> Result<HTTPResponse, NetworkError>
+        ) async -> Result<HTTPResponse, NetworkError> {
+            let call = RunningCall()
+            let task = Self.start(id, deadline: deadline, call, mailbox, work)
+            call.started(task)
+            let result = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+            if call.wasStopped { return .failure(NetworkError(answer: mailbox.answerError(RuntimeError.replyDropped))) }
+            return result
+        }
+
+        /// The task of one request: admission, the work, the slot freed. Started from a
+        /// synchronous function so that it runs on the pool, not on the caller's actor.
+        private static func start(
+            _ id: RequestID, deadline: Duration, _ call: RunningCall, _ mailbox: Mailbox<Message>,
+            _ work: @escaping @Sendable () async -> Result<HTTPResponse, NetworkError>
+        ) -> Task<Result<HTTPResponse, NetworkError>, Never> {
+            Task {
+                do {
+                    try await mailbox.ask(
+                        { .admit(id, deadline: deadline, call, $0) }, onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
+                } catch {
+                    return .failure(NetworkError(answer: error))
+                }
+                let result = await work()
+                try? mailbox.send(.finished(id))
+                return result
+            }
+        }
+
+        /// May one more retry be made (the retry budget)? `false` when the pipeline cannot say.
+        nonisolated(nonsending) func retryPermitted() async -> Bool {
+            (try? await mailbox.ask { .retryPermit($0) }) ?? false
         }
 
         /// The pipeline's counters.

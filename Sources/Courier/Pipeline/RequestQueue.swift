@@ -2,7 +2,7 @@
 /// removal by id (a cancelled request) leaves a hole that pops skip. Popped slots are
 /// compacted away once they are at least 64 and half of the storage.
 struct RequestQueue {
-    private var items: [PendingRequest?] = []
+    private var items: [WaitingRequest?] = []
     private var head = 0
     /// Requests waiting (holes excluded).
     private(set) var count = 0
@@ -10,12 +10,12 @@ struct RequestQueue {
     /// Slots held in storage, popped or not: what compaction keeps bounded.
     var storageCount: Int { items.count }
 
-    mutating func append(_ item: PendingRequest) {
+    mutating func append(_ item: WaitingRequest) {
         items.append(item)
         count += 1
     }
 
-    mutating func popFirst() -> PendingRequest? {
+    mutating func popFirst() -> WaitingRequest? {
         while head < items.count {
             let item = items[head]
             items[head] = nil
@@ -40,8 +40,8 @@ struct RequestQueue {
 
     /// Removes the requests whose deadline is at or before `now` and returns them, with the
     /// earliest deadline of those left (`nil` when none is left).
-    mutating func removeExpired(at now: Duration) -> (expired: [PendingRequest], next: Duration?) {
-        var expired: [PendingRequest] = []
+    mutating func removeExpired(at now: Duration) -> (expired: [WaitingRequest], next: Duration?) {
+        var expired: [WaitingRequest] = []
         var next: Duration?
         for index in items.indices[head...] {
             guard let item = items[index] else { continue }

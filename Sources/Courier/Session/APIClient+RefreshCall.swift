@@ -2,10 +2,10 @@ import Foundation
 
 extension APIClient {
     /// The refresh call of `session`: `POST <base>/<refreshPath>` with the refresh token in the
-    /// body, sent through the pipeline's execution without an admission slot and without
+    /// body, sent by `send` (the chain after admission, without a slot) without
     /// credentials; a 2xx answer is read into tokens.
     static func refreshCall(
-        _ session: Configuration.Session, base: Result<URLBuilder.Base, NetworkError>, pipeline: RequestPipeline.Handle, json: JSONCoding, clock: any TimeSource
+        _ session: Configuration.Session, base: Result<URLBuilder.Base, NetworkError>, send: @escaping @Sendable (HTTPRequest) async -> Result<HTTPResponse, NetworkError>, json: JSONCoding, clock: any TimeSource
     ) -> @Sendable (String) async -> Result<Tokens, NetworkError> {
         let (encoder, decoder) = (json.makeEncoder(), json.makeDecoder())
         let segments = (session.refreshVersion.map { [$0.rawValue] } ?? []) + URLBuilder.segments(of: session.refreshPath)
@@ -24,7 +24,7 @@ extension APIClient {
                 return .failure(error)
             }
             request.headers = ["Content-Type": "application/json", "Accept": "application/json"]
-            switch await pipeline.sendUnadmitted(request) {
+            switch await send(request) {
             case .failure(let error):
                 return .failure(error)
             case .success(let response):

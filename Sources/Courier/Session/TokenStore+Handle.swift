@@ -79,3 +79,13 @@ extension TokenStore {
         }
     }
 }
+
+extension TokenStore.Handle {
+    /// The identity the app gave the session now (``Tokens/identity``), which queued writes are
+    /// bound to; `nil` when it gave none or when signed out. Right after launch, once the store
+    /// has loaded the saved tokens (one ask, at launch only).
+    nonisolated(nonsending) func appIdentity() async -> String? {
+        if !credential.read({ $0.isPublished }) { _ = try? await state() }
+        return credential.read { $0.appIdentity }
+    }
+}

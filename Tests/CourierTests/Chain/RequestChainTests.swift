@@ -27,17 +27,15 @@ import Testing
         }
     }
 
-    @Test("the steps are declared once, in order")
-    func declaredOrder() {
-        #expect(RequestChain.callSteps == [.offlineGate, .cache, .admission])
-        #expect(RequestChain.attemptSteps == [.interceptors, .securityGuard, .auth, .logging, .transport])
+    /// The names of a client's steps, in order.
+    private func stepNames(_ api: APIClient) -> [String] {
+        api.components.chain.steps.map { "\(type(of: $0.step))" }
     }
 
-    @Test("a client runs only the steps it has something for")
+    @Test("the built-in steps are one list, in order; a client runs only the steps it has something for")
     func stepsPerClient() async {
         let plain = client(URL(string: "http://127.0.0.1:9")!) { $0.security = nil }
-        #expect(plain.components.chain.steps == [.admission])
-        #expect(plain.configuration.pipeline(tokens: nil).attemptSteps == [.transport])
+        #expect(stepNames(plain) == ["AdmissionStep", "RetryStep", "RedirectStep", "TransportStep"])
         await plain.shutdown()
 
         let full = client(URL(string: "http://127.0.0.1:9")!) {
@@ -45,11 +43,74 @@ import Testing
             $0.offline = .init()
             $0.logging = .init(logger: CapturingLogger())
             $0.requestInterceptors = [Recorder(name: "user", seen: Locked([]))]
+            $0.interceptors = [ProceedTwice()]
             $0.auth = AuthInterceptor(token: { "token" })
         }
-        #expect(full.components.chain.steps == RequestChain.callSteps)
-        #expect(full.configuration.pipeline(tokens: nil).attemptSteps == RequestChain.attemptSteps)
+        #expect(stepNames(full) == [
+            "OfflineGate", "ConnectivityStep", "CacheStep", "AdmissionStep", "RetryStep", "InterceptorLists", "ProceedTwice",
+            "RedirectStep", "SecurityGuard", "AuthStep", "LoggingInterceptor", "TransportStep",
+        ])
+        #expect(full.components.chain.steps.map(\.isUsers) == Array(repeating: false, count: 6) + [true] + Array(repeating: false, count: 5))
         await full.shutdown()
+    }
+
+    /// Breaks the chain's contract: passes the request on twice.
+    private struct ProceedTwice: Interceptor {
+        func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
+            _ = try await chain.proceed(request)
+            return try await chain.proceed(request)
+        }
+    }
+
+    @Test("a step that calls proceed twice in one attempt fails the request; the transport saw one exchange")
+    func proceedAtMostOnce() async throws {
+        let exchanges = Locked(0)
+        let transport = InMemoryTransport { _ throws(NetworkError) in
+            exchanges.withLock { $0 += 1 }
+            return HTTPResponse(status: 204)
+        }
+        let api = client(URL(string: "https://api.test")!, transport: transport) { $0.interceptors = [ProceedTwice()] }
+        let error = await #expect(throws: NetworkError.self) { try await api.data(for: Endpoint<EmptyResponse>(path: "x")) }
+        guard case .invalidRequest(let reason)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(reason.contains("ProceedTwice"))
+        #expect(exchanges.withLock { $0 } == 1)
+        await api.shutdown()
+    }
+
+    @TaskLocal static var traceID: String?
+
+    /// Records the caller's task-local value where it runs.
+    private struct TaskLocalRecorder: Interceptor {
+        let seen: Locked<[String?]>
+        func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
+            seen.withLock { $0.append(RequestChainTests.traceID) }
+            return try await chain.proceed(request)
+        }
+    }
+
+    /// Records the caller's task-local value at the transport.
+    private struct TaskLocalTransport: HTTPTransport {
+        let seen: Locked<[String?]>
+        func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
+            seen.withLock { $0.append(RequestChainTests.traceID) }
+            return HTTPResponse(status: 204)
+        }
+    }
+
+    @Test("a task-local value the caller set is visible in every interceptor and at the transport")
+    func taskLocalsReachEveryStep() async throws {
+        let (atInterceptor, atTransport) = (Locked<[String?]>([]), Locked<[String?]>([]))
+        let api = client(URL(string: "https://api.test")!, transport: TaskLocalTransport(seen: atTransport)) {
+            $0.interceptors = [TaskLocalRecorder(seen: atInterceptor)]
+            $0.retryPolicy = .never
+        }
+        try await RequestChainTests.$traceID.withValue("trace-1") {
+            _ = try await api.data(for: Endpoint<EmptyResponse>(path: "x"))
+        }
+        _ = try await api.data(for: Endpoint<EmptyResponse>(path: "y"))
+        #expect(atInterceptor.withLock { $0 } == ["trace-1", nil])
+        #expect(atTransport.withLock { $0 } == ["trace-1", nil])
+        await api.shutdown()
     }
 
     @Test("user interceptors see the request before auth; the response comes back through them last")

@@ -4,17 +4,14 @@ import Testing
 
 @Suite struct RequestQueueTests {
     /// One reply shared by every request of a test: the queue never touches it.
-    private let reply: Reply<HTTPResponse>
+    private let reply: Reply<Void>
 
     init() async {
-        reply = await Reply<HTTPResponse>.detached()
+        reply = await Reply<Void>.detached()
     }
 
-    private func pending(_ id: UInt64, deadline: Duration = .seconds(1)) -> PendingRequest {
-        PendingRequest(
-            id: RequestID(id), request: HTTPRequest(url: testURL("https://h/x")),
-            options: RequestOptions(retryPolicy: .never, requiresAuth: false), created: .zero, deadline: deadline,
-            attemptTimeout: .seconds(1), reply: reply)
+    private func pending(_ id: UInt64, deadline: Duration = .seconds(1)) -> WaitingRequest {
+        WaitingRequest(id: RequestID(id), deadline: deadline, call: RunningCall(), reply: reply)
     }
 
     @Test("the requests past their deadline leave; the earliest deadline left is told")

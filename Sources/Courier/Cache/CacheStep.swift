@@ -1,0 +1,52 @@
+/// The cache's part of a call. A GET (or a read with its own key, ``RequestOptions/readKey``)
+/// whose credentials have a known owner is answered from the shelf without a message (a fresh
+/// `cacheFirst` hit), else by the cache actor, which serves from storage or fetches: it shares
+/// one fetch among identical requests, revalidates and stores. A write that succeeds makes the
+/// stored reads of its URL stale. If the cache fails while holding the request, the request
+/// goes on to the network.
+struct CacheStep: Interceptor {
+    let cache: Cache.Handle
+    /// The first auth interceptor a request meets: it says which requests carry credentials.
+    let authentication: AuthInterceptor?
+    let tokens: TokenStore.Handle?
+
+    func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
+        try await cached(request, chain)
+    }
+
+    private nonisolated(nonsending) func cached(_ request: HTTPRequest, _ chain: InterceptorChain) async throws(NetworkError) -> HTTPResponse {
+        let options = chain.call.options
+        // A stream is never cached (nor answered from the cache): its body is the caller's alone.
+        if options.stream != nil, request.method == .get { return try await chain.proceed(request) }
+        guard request.method == .get || options.readKey != nil else {
+            let response = try await chain.proceed(request)
+            if request.method.writes { cache.forget(.invalidate(url: request.url.absoluteString)) }
+            return response
+        }
+        // Entries are filed under the parsed URL's text, which is what invalidations name.
+        let url = options.readKey ?? request.url.absoluteString
+        guard let identity = identity(of: request, url: url, options) else { return try await chain.proceed(request) }
+        let key = CacheKey(url: url, identity: identity)
+        let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
+        if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(headers: request.headers, key: key) {
+            return fresh
+        }
+        do {
+            return try await cache.get(CacheRequest(request: request, key: key, options: options, policy: policy, ttl: ttl))
+        } catch RuntimeError.componentRestarted {
+            // The cache failed while holding this request: the network answers instead.
+            return try await chain.proceed(request)
+        } catch {
+            throw NetworkError(answer: error)
+        }
+    }
+
+    /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the
+    /// session's identity when it carries the session's, and `nil` (not cached at all) when it
+    /// carries credentials of unknown identity (its own `Authorization`, or a token closure's).
+    private func identity(of request: HTTPRequest, url: String, _ options: RequestOptions) -> String? {
+        if request.headers.contains("Authorization") { return nil }
+        guard options.requiresAuth, let isPublic = authentication?.isPublic(pathOfURLText: url) else { return "" }
+        return isPublic ? "" : tokens?.credential.read { $0.identity }
+    }
+}

@@ -1,0 +1,33 @@
+/// What the steps below an attempt report back up to the retry and admission steps: the
+/// request as last sent (the retry decision and the 401 renewal judge it, with what
+/// interceptors and auth added), the attempts made, and the redirects the last one followed.
+///
+/// A class shared down one call's chain; its lock orders a write in a later step before the
+/// read in an earlier one, even when a user's interceptor runs the rest of the chain elsewhere.
+final class CallRecord: Sendable {
+    private struct State {
+        var sent: HTTPRequest?
+        var redirects = 0
+        var attempts = 0
+    }
+
+    private let state = Locked(State())
+
+    /// The request the transport was last given.
+    var sent: HTTPRequest? { state.withLock { $0.sent } }
+    /// The redirects the last attempt followed.
+    var redirects: Int { state.withLock { $0.redirects } }
+    /// The attempts started so far.
+    var attempts: Int { state.withLock { $0.attempts } }
+
+    func sending(_ request: HTTPRequest) { state.withLock { $0.sent = request } }
+    func followed(_ redirects: Int) { state.withLock { $0.redirects = redirects } }
+    /// Attempt `number` starts with `request` (the steps below may change it before it is sent).
+    func attempting(_ number: Int, with request: HTTPRequest) {
+        state.withLock { state in
+            state.attempts = number
+            state.sent = request
+            state.redirects = 0
+        }
+    }
+}

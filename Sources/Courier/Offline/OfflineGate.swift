@@ -1,0 +1,62 @@
+import Foundation
+
+/// The offline queue's part of a call: a write marked ``OfflineBehavior/queueWhenOffline`` is
+/// stored in the durable queue instead of sent while the monitor says offline, while older
+/// writes wait (a live write must not overtake them), and when its connection fails. Online, a
+/// write the queue cannot take (full, storage failing) goes out live. A request with its own
+/// `Authorization` is never queued (that header is never stored).
+struct OfflineGate: Interceptor {
+    let offline: OfflineComponents
+    let queue: OfflineQueue.Handle
+    /// The session whose identity a queued write is bound to, and the auth interceptor that says
+    /// which requests carry its credentials.
+    let tokens: TokenStore.Handle?
+    let authentication: AuthInterceptor?
+
+    func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
+        try await gate(request, chain)
+    }
+
+    private nonisolated(nonsending) func gate(_ request: HTTPRequest, _ chain: InterceptorChain) async throws(NetworkError) -> HTTPResponse {
+        let options = chain.call.options
+        guard options.offline == .queueWhenOffline, request.method.writes, !request.headers.contains("Authorization")
+        else { return try await chain.proceed(request) }
+        var request = request
+        // The key goes on the live attempt too: if the connection drops after the server
+        // applied the write, the replay carries the same key.
+        if !request.headers.contains("Idempotency-Key") {
+            request.headers.add(name: "Idempotency-Key", value: UUID().uuidString)
+        }
+        if offline.connectivity.value == .offline {
+            throw .queued(itemID: try await offline.enqueue(await queueable(request, options)))
+        }
+        // Counted once the store is open: right after launch, stored writes wait too.
+        if await queue.waitingCount() > 0, let id = try? await offline.enqueue(await queueable(request, options)) {
+            throw .queued(itemID: id)
+        }
+        do {
+            return try await chain.proceed(request)
+        } catch {
+            guard case .noConnection = error else { throw error }
+            // The connection may have failed after the server took the write: its replay may
+            // find the key still in progress there.
+            throw .queued(itemID: try await offline.enqueue(await queueable(request, options, keyMayBeInProgress: true)))
+        }
+    }
+
+    /// `request`, sent with `options`, as the offline queue stores it: with the session identity
+    /// whose credentials it would carry (its replay carries that identity's or none), and its
+    /// own timeouts.
+    nonisolated(nonsending) func queueable(
+        _ request: HTTPRequest, _ options: RequestOptions, keyMayBeInProgress: Bool = false
+    ) async -> OfflineWrite {
+        var identity: String?
+        if options.requiresAuth, let tokens, let authentication, !authentication.isPublic(pathOf: request.url) {
+            identity = await tokens.appIdentity()
+        }
+        return OfflineWrite(
+            request: request, requiresAuth: options.requiresAuth, sessionIdentity: identity,
+            attemptTimeout: options.attemptTimeout ?? request.timeout, deadline: options.deadline,
+            keyMayBeInProgress: keyMayBeInProgress)
+    }
+}

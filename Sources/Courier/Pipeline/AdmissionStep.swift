@@ -1,0 +1,60 @@
+/// The pipeline's part of a call: resolves its settings once (id, deadline, attempt timeout),
+/// waits for a slot (``RequestPipeline/Handle/admitted(_:deadline:_:)``), runs the steps after
+/// it, and turns the outcome into the call's answer: the response's metrics, a status of 400
+/// or more as its ``NetworkError``, and the request events (started, finished or failed).
+///
+/// The token refresh passes it without a slot (``unadmitted(_:_:)``): the requests waiting for
+/// the refresh hold the slots it would queue behind.
+struct AdmissionStep: Interceptor {
+    let pipeline: RequestPipeline.Handle
+    /// The client's defaults, for a request whose options and own timeout set none.
+    let attemptTimeout: Duration
+    let requestDeadline: Duration
+
+    func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
+        try await run(request, chain, takesSlot: true)
+    }
+
+    /// Runs `request` from this step on without taking a slot.
+    nonisolated(nonsending) func unadmitted(_ request: HTTPRequest, _ chain: InterceptorChain) async throws(NetworkError) -> HTTPResponse {
+        try await run(request, chain, takesSlot: false)
+    }
+
+    private nonisolated(nonsending) func run(
+        _ request: HTTPRequest, _ chain: InterceptorChain, takesSlot: Bool
+    ) async throws(NetworkError) -> HTTPResponse {
+        var call = chain.call
+        let client = call.client
+        call.id = pipeline.nextID()
+        call.created = client.clock.now
+        call.deadline = call.created + (call.options.deadline ?? requestDeadline)
+        call.attemptTimeout = call.options.attemptTimeout ?? request.timeout ?? attemptTimeout
+        call.publishing = client.events.hasSubscribers
+        let work: @Sendable () async -> Result<HTTPResponse, NetworkError> = { [call] in
+            if call.publishing {
+                client.events.publish(.started(call.id, method: request.method, url: client.redaction.url(request.url)))
+            }
+            do throws(NetworkError) {
+                return .success(try await chain.proceed(request, call))
+            } catch {
+                return .failure(error)
+            }
+        }
+        var result = takesSlot ? await pipeline.admitted(call.id, deadline: call.deadline, work) : await work()
+        // Refused admission: never started, no attempt made.
+        let attempts = call.record.attempts
+        // From the call's entry into admission, its wait for a slot included.
+        let duration = client.clock.now - call.created
+        if case .success(var response) = result {
+            response.metrics = RequestMetrics(id: call.id, attempts: attempts, redirects: call.record.redirects, duration: duration)
+            result = response.status >= 400 ? .failure(NetworkError(response: response) ?? .serverError(response)) : .success(response)
+        }
+        if call.publishing {
+            switch result {
+            case .success(let response): client.events.publish(.finished(call.id, status: response.status, attempts: attempts, duration: duration))
+            case .failure(let error): client.events.publish(.failed(call.id, error: error, attempts: attempts, duration: duration))
+            }
+        }
+        return try result.get()
+    }
+}
