@@ -8,6 +8,8 @@
 /// - a spawned task that throws, or one meant to run until the instance stops that returns,
 ///   fails the instance, exactly as if its handler had thrown: the supervisor publishes
 ///   `failed` with the task's error and applies the child's restart policy;
+/// - a task the component cancelled itself (a timer superseded, a drain stopped) ended on
+///   request, however it ends;
 /// - when the instance ends (it failed, was stopped or replaced, or shut down), the scope is
 ///   closed: its tasks still running are cancelled, and what they do afterwards is ignored.
 ///
@@ -65,7 +67,8 @@ package final class SupervisedScope: Sendable {
                 } catch {
                     outcome = .failure(error)
                 }
-                self.ended(id, name: name, lifetime: lifetime, outcome: outcome)
+                // Only whoever holds the task (its component, or `close`) can have cancelled it.
+                self.ended(id, name: name, lifetime: lifetime, outcome: outcome, cancelled: Task.isCancelled)
             }
             state.tasks[id] = task
             return task
@@ -90,10 +93,10 @@ package final class SupervisedScope: Sendable {
 
     /// What a spawned task's end means for its instance: the error that fails it, or `nil`.
     package static func failure(
-        of outcome: Result<Void, any Error>, task name: String, lifetime: Lifetime, scopeClosed: Bool
+        of outcome: Result<Void, any Error>, task name: String, lifetime: Lifetime, cancelled: Bool, scopeClosed: Bool
     ) -> (any Error)? {
-        // The instance has ended: it cancelled the task, and its successor does not inherit it.
-        if scopeClosed { return nil }
+        // Stopped on request, or the instance has ended (its successor does not inherit it).
+        if cancelled || scopeClosed { return nil }
         switch (outcome, lifetime) {
         case (.failure(let error), _): return error
         case (.success, .untilStopped): return TaskEnded(task: name)
@@ -101,10 +104,11 @@ package final class SupervisedScope: Sendable {
         }
     }
 
-    private func ended(_ id: Int, name: String, lifetime: Lifetime, outcome: Result<Void, any Error>) {
+    private func ended(_ id: Int, name: String, lifetime: Lifetime, outcome: Result<Void, any Error>, cancelled: Bool) {
         let failedNow = state.withLock { state -> Bool in
             state.tasks[id] = nil
-            guard let failure = Self.failure(of: outcome, task: name, lifetime: lifetime, scopeClosed: state.isClosed),
+            guard let failure = Self.failure(
+                    of: outcome, task: name, lifetime: lifetime, cancelled: cancelled, scopeClosed: state.isClosed),
                   state.failure == nil else { return false }
             state.failure = failure
             return true

@@ -64,6 +64,19 @@ import CourierTesting
         #expect(log.all == ["init", "drained", "echo 2"])
     }
 
+    @Test("a task its component cancels (a timer superseded) ended on request: no failure")
+    func aTaskItsComponentCancelsIsNoFailure() async throws {
+        let mailbox = Mailbox<Spawner.Message>(name: "s")
+        let supervisor = supervisor()
+        let events = EventCursor(supervisor.events())
+        await supervisor.start([.spawner(mailbox: mailbox, log: ProbeLog())])
+        let clock = self.clock
+        try await mailbox.ask { .spawnAndCancel("timer", { try await clock.sleep(for: .seconds(3600)) }, $0) }
+        #expect(try await mailbox.ask { .echo(4, $0) } == 4)
+        await supervisor.shutdown()
+        #expect(await events.rest() == ["started(s)", "stopped(s)", "shutDown(root)"])
+    }
+
     @Test("restarting an instance cancels its spawned tasks; their cancellation is no second failure")
     func restartingCancelsSpawnedTasks() async throws {
         let log = ProbeLog()
@@ -113,14 +126,20 @@ import CourierTesting
     @Test("what a spawned task's end means for its instance")
     func whatATasksEndMeans() {
         let failure: Result<Void, any Error> = .failure(InjectedFailure(label: "x"))
-        #expect(SupervisedScope.failure(of: failure, task: "t", lifetime: .untilDone, scopeClosed: false) is InjectedFailure)
-        #expect(SupervisedScope.failure(of: failure, task: "t", lifetime: .untilStopped, scopeClosed: false) is InjectedFailure)
-        #expect(SupervisedScope.failure(of: .success(()), task: "t", lifetime: .untilDone, scopeClosed: false) == nil)
-        #expect(SupervisedScope.failure(of: .success(()), task: "t", lifetime: .untilStopped, scopeClosed: false)
-            as? SupervisedScope.TaskEnded == SupervisedScope.TaskEnded(task: "t"))
+        func verdict(_ outcome: Result<Void, any Error>, _ lifetime: SupervisedScope.Lifetime,
+                     cancelled: Bool = false, closed: Bool = false) -> (any Error)? {
+            SupervisedScope.failure(of: outcome, task: "t", lifetime: lifetime, cancelled: cancelled, scopeClosed: closed)
+        }
+        #expect(verdict(failure, .untilDone) is InjectedFailure)
+        #expect(verdict(failure, .untilStopped) is InjectedFailure)
+        #expect(verdict(.success(()), .untilDone) == nil)
+        #expect(verdict(.success(()), .untilStopped) as? SupervisedScope.TaskEnded == SupervisedScope.TaskEnded(task: "t"))
+        // Cancelled by its component: stopped on request, however it ends.
+        #expect(verdict(.failure(CancellationError()), .untilDone, cancelled: true) == nil)
+        #expect(verdict(.success(()), .untilStopped, cancelled: true) == nil)
         // Once the instance has ended, nothing its tasks do counts.
-        #expect(SupervisedScope.failure(of: failure, task: "t", lifetime: .untilStopped, scopeClosed: true) == nil)
-        #expect(SupervisedScope.failure(of: .success(()), task: "t", lifetime: .untilStopped, scopeClosed: true) == nil)
+        #expect(verdict(failure, .untilStopped, closed: true) == nil)
+        #expect(verdict(.success(()), .untilStopped, closed: true) == nil)
     }
 }
 
@@ -131,6 +150,8 @@ actor Spawner: Component {
         case spawn(String, SupervisedScope.Lifetime, @Sendable () async throws -> Void, Reply<Void>)
         /// Spawns `body` and answers once its task has ended.
         case spawnAndAwait(String, SupervisedScope.Lifetime, @Sendable () async throws -> Void, Reply<Void>)
+        /// Spawns `body` to run until stopped, cancels it, and answers once it has ended.
+        case spawnAndCancel(String, @Sendable () async throws -> Void, Reply<Void>)
         /// Answers `value`, after logging it.
         case echo(Int, Reply<Int>)
         /// Fails the component.
@@ -153,6 +174,11 @@ actor Spawner: Component {
             reply.succeed(())
         case .spawnAndAwait(let name, let lifetime, let body, let reply):
             await scope.spawn(name, lifetime: lifetime, body)?.value
+            reply.succeed(())
+        case .spawnAndCancel(let name, let body, let reply):
+            let task = scope.spawn(name, lifetime: .untilStopped, body)
+            task?.cancel()
+            await task?.value
             reply.succeed(())
         case .echo(let value, let reply):
             log.append("echo \(value)")
