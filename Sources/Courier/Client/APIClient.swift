@@ -43,8 +43,6 @@ public final class APIClient: Sendable {
             restarts: configuration.restarts, clock: configuration.clock, random: configuration.random))
         self.supervisor = supervisor
         started = Task { [children = components.children] in await supervisor.start(children) }
-        // Writes stored by an earlier run are drained without waiting for a new one.
-        if let offline = components.offline { Task { await offline.resumeStoredWrites() } }
     }
 
     // MARK: Calls

@@ -68,7 +68,7 @@ struct ClientComponents: Sendable {
                 refresh: APIClient.refreshCall(session, base: base, send: unadmitted, json: configuration.json, clock: clock),
                 threshold: session.refreshThreshold, maxRefreshes: session.maxRefreshes, refreshWindow: session.refreshWindow,
                 clock: clock)
-            children.append(.component(mailbox: tokenMailbox) { TokenStore(environment) })
+            children.append(.component(mailbox: tokenMailbox) { TokenStore(environment, scope: $0) })
         }
         // The request pipeline: admission and the retry budget.
         children.append(pipelineChild)
@@ -161,7 +161,7 @@ struct ClientComponents: Sendable {
         let environment = NetworkMonitor.Environment(
             mailbox: monitor, current: offline.connectivity, observed: offline.observed, events: offline.connectivityEvents,
             debounce: settings.debounce, clock: configuration.clock)
-        var children: [ChildSpec] = [.component(mailbox: monitor) { NetworkMonitor(environment) }]
+        var children: [ChildSpec] = [.component(mailbox: monitor) { NetworkMonitor(environment, scope: $0) }]
         if settings.watchesLink {
             children.append(ChildSpec(name: "LinkWatcher", restart: .transient) {
                 await OfflineComponents.watchLink { up in try? monitor.send(.observe(up ? .online : .offline, .link)) }
@@ -205,7 +205,7 @@ struct ClientComponents: Sendable {
                 try? queueMailbox.send(.open)
                 return OfflineQueue(queueEnvironment)
             },
-            .component(mailbox: coordinator) { SyncCoordinator(coordinatorEnvironment) },
+            .component(mailbox: coordinator) { SyncCoordinator(coordinatorEnvironment, scope: $0) },
             ChildSpec(name: "ConnectivityForwarder", restart: .transient) {
                 try await SyncCoordinator.forwardConnectivity(coordinator, events: events, current: current)
             },

@@ -75,14 +75,6 @@ struct OfflineComponents: Sendable {
         return id
     }
 
-    /// Waits for the queue to open (it publishes how many stored writes wait) and, if writes
-    /// wait, asks for a drain, so writes stored by an earlier run go out without waiting for a
-    /// new one.
-    func resumeStoredWrites() async {
-        guard let queue, await queue.waitingCount() > 0 else { return }
-        try? coordinator?.send(.itemsAdded)
-    }
-
     /// Cancels the drain in flight, waits for it, and lets no other start (at shutdown, before
     /// the components stop).
     func stopDrain() async {

@@ -24,21 +24,28 @@ package struct ChildSpec: Sendable {
     /// no queued message. Stopping it closes the mailbox and lets it drain what is queued;
     /// `closed` runs then too (at shutdown, or when the supervisor gives up), for state outside
     /// the mailbox that waiters rely on.
+    ///
+    /// `make` gets the instance's ``SupervisedScope``: the tasks it spawns there fail the
+    /// instance when they fail, and are cancelled when the instance ends.
     package static func component<C: Component>(
         _ name: String? = nil,
         mailbox: Mailbox<C.Message>,
         restart: RestartType = .permanent,
         shutdownDeadline: Duration = .seconds(5),
         closed: (@Sendable () -> Void)? = nil,
-        make: @escaping @Sendable () async throws -> C
+        make: @escaping @Sendable (SupervisedScope) async throws -> C
     ) -> ChildSpec {
         ChildSpec(
             name: name ?? mailbox.name,
             restart: restart,
             shutdownDeadline: shutdownDeadline,
             run: { incarnation in
-                let instance = try await make()
-                try await instance.run(mailbox, incarnation: incarnation)
+                // A failed task wakes the loop with this incarnation's stop marker; the loop
+                // sees the failure there and throws it.
+                let scope = SupervisedScope { mailbox.requestStop(incarnation: incarnation) }
+                defer { scope.close() }
+                let instance = try await make(scope)
+                try await instance.run(mailbox, incarnation: incarnation, scope: scope)
             },
             requestStop: { mailbox.requestStop(incarnation: $0) },
             close: {
@@ -47,6 +54,21 @@ package struct ChildSpec: Sendable {
             },
             discardQueued: { await mailbox.discardQueued() }
         )
+    }
+
+    /// A component child whose instances start no task of their own (see the overload that
+    /// hands `make` the instance's scope).
+    package static func component<C: Component>(
+        _ name: String? = nil,
+        mailbox: Mailbox<C.Message>,
+        restart: RestartType = .permanent,
+        shutdownDeadline: Duration = .seconds(5),
+        closed: (@Sendable () -> Void)? = nil,
+        make: @escaping @Sendable () async throws -> C
+    ) -> ChildSpec {
+        component(name, mailbox: mailbox, restart: restart, shutdownDeadline: shutdownDeadline, closed: closed) { _ in
+            try await make()
+        }
     }
 
     /// A plain task child (a loop with no mailbox, e.g. a poller). It is stopped by

@@ -28,19 +28,24 @@ extension Component {
     /// Runs on the actor (the iterator too), so each message costs no extra hop. Messages are
     /// taken in batches; what this instance took but did not handle (it failed, or was told to
     /// stop) goes back to the front of the mailbox with the iterator, for the next instance.
-    func run(_ mailbox: Mailbox<Message>, incarnation: Int) async throws {
+    /// A task of the instance's `scope` that failed fails the instance at the end of the
+    /// batch (or at the stop marker that wakes an idle loop for it), as a handler would.
+    func run(_ mailbox: Mailbox<Message>, incarnation: Int, scope: SupervisedScope? = nil) async throws {
         for await envelope in mailbox {
             switch consume envelope {
             case .message(let message):
                 try await handle(consume message)
             case .endOfBatch:
+                try scope?.checkFailure()
                 try await batchHandled()
             case .stop(let target):
                 if target == incarnation {
+                    try scope?.checkFailure()
                     try await batchHandled()
                     return
                 }
             }
         }
+        try scope?.checkFailure()
     }
 }

@@ -6,8 +6,9 @@ import Foundation
 ///
 /// It publishes the current ``Credential`` in a ``LatestValue`` (the auth interceptor reads it
 /// without a message) and ``TokenEvent``s for observers. A request only asks it (`token`) when
-/// its token is due for a refresh or came back 401. The refresh call itself runs in a child task
-/// (the mailbox loop never awaits it); its result comes back as `refreshFinished`. When an
+/// its token is due for a refresh or came back 401. The refresh call itself runs in a task of the
+/// instance's ``SupervisedScope`` (the mailbox loop never awaits it); its result comes back as
+/// `refreshFinished`. When an
 /// instance goes away (a failure, shutdown), requests waiting for its refresh are answered by
 /// their replies (`componentRestarted` / `componentUnavailable`), never left hanging.
 ///
@@ -47,6 +48,8 @@ actor TokenStore: Component {
     }
 
     private let environment: Environment
+    /// Where the refresh call runs: cancelled with this instance, failing it if it throws.
+    private let scope: SupervisedScope
     /// The thread every message is handled on, and the persistence called (one per instance).
     private let executor = ThreadExecutor(name: "courier.tokens")
 
@@ -73,8 +76,9 @@ actor TokenStore: Component {
     private var loaded = false
 
     /// A fresh instance; the version goes on from the last one published.
-    init(_ environment: Environment) {
+    init(_ environment: Environment, scope: SupervisedScope) {
         self.environment = environment
+        self.scope = scope
         machine = RefreshMachine(
             version: environment.credential.value.version, limit: environment.maxRefreshes, window: environment.refreshWindow)
     }
@@ -156,7 +160,7 @@ actor TokenStore: Component {
     private func startRefresh(_ generation: Int) {
         guard let refreshToken = tokens?.refreshToken else { return }
         let (refresh, mailbox, instance) = (environment.refresh, environment.mailbox, instance)
-        Task {
+        scope.spawn("refresh") {
             let result = await refresh(refreshToken)
             try? mailbox.send(.refreshFinished(instance: instance, generation: generation, result))
         }

@@ -31,16 +31,15 @@ actor NetworkMonitor: Component {
     }
 
     private let environment: Environment
+    /// Where the debounce timer runs: cancelled with this instance.
+    private let scope: SupervisedScope
     private var machine: ConnectivityMachine
     private var timer: Task<Void, Never>?
 
-    init(_ environment: Environment) {
+    init(_ environment: Environment, scope: SupervisedScope) {
         self.environment = environment
+        self.scope = scope
         machine = ConnectivityMachine(debounce: environment.debounce, published: environment.current.value)
-    }
-
-    deinit {
-        timer?.cancel()
     }
 
     func handle(_ message: consuming Message) {
@@ -59,11 +58,11 @@ actor NetworkMonitor: Component {
             case .settleAfter(let delay, let generation):
                 timer?.cancel()
                 let (clock, mailbox) = (environment.clock, environment.mailbox)
-                timer = Task {
-                    do {
-                        try await clock.sleep(for: delay)
-                        try mailbox.send(.settle(generation: generation))
-                    } catch {}
+                timer = scope.spawn("debounce") {
+                    // Cancelled by a newer observation: a cancelled task's end is no failure.
+                    try await clock.sleep(for: delay)
+                    // Refused only once the mailbox is closed for good (shutdown).
+                    try? mailbox.send(.settle(generation: generation))
                 }
             }
         case .settle(let generation):

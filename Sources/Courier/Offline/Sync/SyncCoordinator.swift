@@ -1,7 +1,9 @@
 /// Drains the offline queue: when connectivity comes back, on `syncNow`, when items are added,
 /// and periodically while items wait; never two drains at once; a drain stops when connectivity drops. The decisions
-/// are ``DrainMachine``'s; each drain (``Drain``) runs in a task of its own and reports its end
-/// as a message, so the mailbox is never blocked by a replay.
+/// are ``DrainMachine``'s; each drain (``Drain``) runs in a task of the instance's
+/// ``SupervisedScope`` and reports its end as a message, so the mailbox is never blocked by a
+/// replay. Each instance starts by looking for writes stored by an earlier run (or left by
+/// its predecessor's cancelled drain) and drains them.
 ///
 /// Connectivity reaches it as messages: a supervised task forwards the monitor's
 /// ``ConnectivityEvent`` stream into this mailbox (see ``forwardConnectivity(_:)``), and
@@ -42,6 +44,8 @@ actor SyncCoordinator: Component {
     }
 
     private let environment: Environment
+    /// Where the drains and the launch's look at the queue run: cancelled with this instance.
+    private let scope: SupervisedScope
     private let instance = UInt64.random(in: .min ... .max)
     private var machine: DrainMachine
     /// `syncNow` callers, answered when the coordinator is idle again, and what the drains that
@@ -49,9 +53,15 @@ actor SyncCoordinator: Component {
     private var waiters: [Reply<SyncProgress>] = []
     private var summary: SyncProgress?
 
-    init(_ environment: Environment) {
+    init(_ environment: Environment, scope: SupervisedScope) {
         self.environment = environment
+        self.scope = scope
         machine = DrainMachine(connectivity: environment.connectivity.value)
+        let (queue, mailbox) = (environment.queue, environment.mailbox)
+        scope.spawn("resumeStoredWrites") {
+            // Waits for the queue to open; refused only once the mailbox is closed (shutdown).
+            if await queue.waitingCount() > 0 { try? mailbox.send(.itemsAdded) }
+        }
     }
 
     func handle(_ message: consuming Message) throws {
@@ -104,7 +114,7 @@ actor SyncCoordinator: Component {
                 guard !running.closed else { return }   // the client is shutting down
                 let previous = running.task
                 previous?.cancel()
-                running.task = Task {
+                running.task = scope.spawn("drain") {
                     await previous?.value
                     let progress = await drain.run()
                     try? mailbox.send(.drainFinished(instance: instance, generation: generation, progress))
