@@ -19,7 +19,7 @@ extension Cache {
 
         /// The stored response under `key` if it is fresh and was stored for a request with the
         /// same values of the headers it varies on as `headers`, read from the shelf without a
-        /// message (and made the most recently used); `nil` otherwise (then ``get``). Takes the
+        /// message (and made the most recently used); `nil` otherwise (then ``get(_:)``). Takes the
         /// headers, not the request, so that it can run before the request's URL is parsed.
         func freshResponse(headers: HTTPHeaders, key: CacheKey) -> HTTPResponse? {
             // The injected clock is read before the lock, never under it.

@@ -1,4 +1,4 @@
-/// The cache's counters (``APIClient/cacheStats()``).
+/// The cache's counters (``ClientCache/stats()``).
 public struct CacheStats: Sendable, Equatable {
     /// Requests answered from storage, fresh.
     public var hits = 0

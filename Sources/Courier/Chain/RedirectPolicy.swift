@@ -1,5 +1,5 @@
 /// Which redirects the client follows. Courier follows redirects itself, the same way over every
-/// transport (transports never follow them): see ``RedirectRule`` for how each hop's request is
+/// transport (transports never follow them): see `RedirectRule` for how each hop's request is
 /// built, and what is refused.
 public struct RedirectPolicy: Sendable {
     /// The most hops followed for one attempt; one more fails with

@@ -1,5 +1,5 @@
 /// What happened to a request, for metrics, logs and tests (Alamofire's EventMonitor, the actor
-/// way). Subscribe with ``APIClient/events()``; nothing is built when nobody listens.
+/// way). Subscribe with ``APIClient/events(buffer:)``; nothing is built when nobody listens.
 public enum RequestEvent: Sendable {
     /// The pipeline admitted the request and began its first attempt. `url` is redacted.
     case started(RequestID, method: HTTPMethod, url: String)

@@ -1,5 +1,5 @@
 /// How a streamed call receives its body (``APIClient/bytes(for:stallTimeout:maxBytes:)``,
-/// ``APIClient/download(_:to:maxBytes:stallTimeout:)``): the request's timeout bounds the time
+/// ``APIClient/download(_:to:maxBytes:resumable:stallTimeout:)``): the request's timeout bounds the time
 /// to the head; these the body.
 struct StreamSettings: Sendable {
     /// The longest wait for the next body bytes, while the consumer waits for them.

@@ -76,7 +76,7 @@ extension APIClient {
             }
         }
 
-        /// The session's tokens: kept by the client's ``TokenStore``, sent on every request that
+        /// The session's tokens: kept by the client's token store, sent on every request that
         /// needs them, refreshed before they expire and after a 401 (one refresh however many
         /// requests need it).
         public struct Session: Sendable {

@@ -16,6 +16,8 @@ extension APIClient {
     /// sequence. Nothing is sent until the sequence is iterated; an endpoint that cannot be
     /// built, or arguments out of range, throw from the first `next()`.
     /// - Parameters:
+    ///   - endpoint: the stream's request (usually a `GET`), its headers with those
+    ///     ``ServerSentEvents`` adds.
     ///   - retryDelay: the wait before reconnecting until the server sets one with `retry`
     ///     (default 3 s, as browsers); on the client's ``Configuration/clock``.
     ///   - maxConsecutiveFailures: when set (1 or more), the sequence throws the error of the

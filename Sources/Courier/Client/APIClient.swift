@@ -8,9 +8,9 @@ import Foundation
 /// Each call builds its request, runs it through the request chain (offline gate, cache,
 /// admission, then per attempt: interceptors, security guard, auth, logging, transport; see
 /// `RequestChain`) and decodes the answer: ``send(_:)`` returns the value with the response it
-/// came from, ``data(for:)-(Endpoint<_>)`` the raw response. The rest is grouped by what you do:
+/// came from, ``data(for:)`` the raw response. The rest is grouped by what you do:
 /// ``session``, ``cache``, ``offline``, ``connectivity``. Behind them a supervisor runs the
-/// components (``ClientComponents``). Call ``shutdown()`` when done.
+/// components. Call ``shutdown()`` when done.
 public final class APIClient: Sendable {
     /// The settings the client runs with.
     public let configuration: Configuration

@@ -153,7 +153,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// structure, and throws ``NetworkError/invalidRequest(_:)`` for the first one that cannot:
     ///
     /// - a name must be a non-empty RFC 9110 token: ASCII letters, digits and
-    ///   `` !#$%&'*+-.^_`|~ `` — so no space, colon, CR, LF or NUL;
+    ///   `!#$%&'*+-.^_|~` and the backtick — so no space, colon, CR, LF or NUL;
     /// - a value must not contain CR, LF or NUL, which would end the field (or the header
     ///   block) early and let the rest be read as another header or a body — header injection.
     ///

@@ -2,7 +2,7 @@ import Foundation
 
 /// Byte-level helpers for HTTP syntax shared by the HTTP value types. Internal.
 enum HTTPSyntax {
-    /// Whether `byte` is an RFC 9110 `tchar`: ALPHA, DIGIT or one of `` !#$%&'*+-.^_`|~ ``.
+    /// Whether `byte` is an RFC 9110 `tchar`: ALPHA, DIGIT or one of `!#$%&'*+-.^_|~` and the backtick.
     @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {

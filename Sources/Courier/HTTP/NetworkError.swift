@@ -66,7 +66,7 @@ public enum NetworkError: Error, Sendable {
     case notCached
     /// The write was not sent now but stored durably in the offline queue (the request asked
     /// for ``OfflineBehavior/queueWhenOffline`` and there was no connection); it is replayed
-    /// when connectivity returns. `itemID` names it in ``APIClient/offlineItems()`` and in
+    /// when connectivity returns. `itemID` names it in ``ClientOfflineQueue/items()`` and in
     /// ``OfflineEvent``s, which report its outcome.
     case queued(itemID: Int64)
     /// The offline queue already holds its maximum number of items; the write was not stored.

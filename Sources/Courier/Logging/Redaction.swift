@@ -1,7 +1,8 @@
 import Foundation
 
 /// Removes secrets from what gets logged: credential headers, token-like query parameters and
-/// JSON body fields. On by default in ``LoggingInterceptor``.
+/// JSON body fields. On by default in the client's logging
+/// (``APIClient/Configuration/Logging/redaction``).
 ///
 /// A name is secret if it is in the exact set or contains one of the fragments (both compared
 /// lowercased): apps invent credential headers (`X-Refresh-Token`, `X-Goog-Api-Key`) faster than

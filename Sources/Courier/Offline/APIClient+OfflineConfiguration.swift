@@ -1,7 +1,7 @@
 import Foundation
 
 extension APIClient.Configuration {
-    /// How the client learns whether it is online: the ``NetworkMonitor``'s sources and debounce.
+    /// How the client learns whether it is online: the connectivity monitor's sources and debounce.
     public struct Connectivity: Sendable {
         /// A health URL probed actively. Default none (no probe): connectivity comes from the
         /// link state, the client's own requests, and the app.
@@ -40,8 +40,8 @@ extension APIClient.Configuration {
     }
 
     /// The durable offline queue: writes made without a network (``OfflineBehavior/queueWhenOffline``
-    /// or ``APIClient/enqueue(_:)``) stored in SQLite and replayed in order, once, by the
-    /// ``SyncCoordinator`` when connectivity returns.
+    /// or ``ClientOfflineQueue/enqueue(_:)``) stored in SQLite and replayed in order, once, by the
+    /// sync coordinator when connectivity returns.
     public struct Offline: Sendable {
         /// The SQLite database file (its directory must exist), owned by this client alone: a
         /// second client on the same file gets ``NetworkError/storageFailed(_:)``. Default none:

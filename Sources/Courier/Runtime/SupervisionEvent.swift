@@ -1,5 +1,5 @@
 /// What happened to a supervisor's children, as an observable stream
-/// (``APIClient/supervisionEvents()``).
+/// (``APIClient/supervisionEvents(buffer:)``).
 public enum SupervisionEvent: Sendable {
     /// The child's first instance was started.
     case started(child: String)

@@ -5,7 +5,7 @@
 /// or it and every child started after it (rest-for-one), after a jittered backoff, unless the
 /// intensity limit is exceeded: then the supervisor stops every child and gives up, and askers
 /// of their mailboxes get ``RuntimeError/componentUnavailable(_:)``. Everything that happens is
-/// published on ``events()``.
+/// published on ``events(buffer:)``.
 ///
 /// Children report their exits to the supervisor as messages on its own mailbox.
 package actor Supervisor: Component {

@@ -1,4 +1,4 @@
-/// Keeps the tokens in memory only: they survive a restart of the ``TokenStore`` component,
+/// Keeps the tokens in memory only: they survive a restart of the token store component,
 /// not of the process. The default.
 public final class InMemoryTokenPersistence: TokenPersistence {
     private let saved: Locked<Tokens?>

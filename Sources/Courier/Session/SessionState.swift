@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the session stands (``APIClient/sessionState()``); it never shows a token.
+/// Where the session stands (``ClientSession/state()``); it never shows a token.
 public enum SessionState: Sendable, Equatable {
     /// No tokens: never signed in, or signed out.
     case signedOut

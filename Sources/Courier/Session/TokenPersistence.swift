@@ -1,4 +1,4 @@
-/// Where a session's tokens survive the process: the ``TokenStore`` loads them when it starts
+/// Where a session's tokens survive the process: the client's token store loads them when it starts
 /// (and after a restart), saves them after every sign-in and refresh, and removes them at sign-out
 /// or when the server rejects the refresh token.
 ///

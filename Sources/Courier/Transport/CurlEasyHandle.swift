@@ -5,7 +5,7 @@ import Foundation
 /// One libcurl easy handle, kept in the event loop's pool and used by one exchange at a time,
 /// with the TLS check its connections' handshakes write to.
 ///
-/// Threads: a caller that takes it from the pool configures it (``prepare(_:for:)``) before
+/// Threads: a caller that takes it from the pool configures it (``prepare(_:origin:for:settings:)``) before
 /// handing it to the loop; from then on only the loop's thread touches it, until it is back in
 /// the pool. The pool hands it from one to the other under its lock.
 final class CurlEasyHandle: @unchecked Sendable {

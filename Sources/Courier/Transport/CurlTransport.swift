@@ -22,7 +22,7 @@ import Foundation
 ///   certificate pins checked against the whole verified chain (``CertificatePinner``).
 ///
 /// Errors keep libcurl's code and message as a ``CurlError`` cause; see
-/// ``NetworkError/init(curl:)`` for the mapping.
+/// `NetworkError(curl:)` for the mapping.
 public final class CurlTransport: HTTPTransport {
     private let loop: CurlEventLoop
     private let settings: CurlSettings
@@ -49,9 +49,9 @@ public final class CurlTransport: HTTPTransport {
     /// Sends `request` and returns at the end of the final response's head, its body read as
     /// it arrives; see ``HTTPTransport/stream(_:stallTimeout:)``.
     ///
-    /// Up to ``ResponseBodyBuffer/highWater`` bytes wait for the consumer; beyond that the
+    /// Up to 1 MiB wait for the consumer; beyond that the
     /// transfer is paused (libcurl stops reading the socket) until the consumer has read them
-    /// down to ``ResponseBodyBuffer/lowWater``. Dropping or cancelling the body removes the
+    /// down to 256 KiB. Dropping or cancelling the body removes the
     /// transfer, which closes its connection.
     public func stream(_ request: HTTPRequest, stallTimeout: Duration) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
         try request.validate()

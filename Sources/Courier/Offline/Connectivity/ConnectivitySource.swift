@@ -6,6 +6,6 @@ public enum ConnectivitySource: String, Sendable, Equatable {
     case link
     /// Outcomes of the client's own requests (a connection failure, a response).
     case requests
-    /// The app (``APIClient/reportConnectivity(_:)``).
+    /// The app (``ClientConnectivity/report(_:)``).
     case manual
 }

@@ -1,4 +1,4 @@
-/// Whether the client can reach the network, as the ``NetworkMonitor`` concludes from its
+/// Whether the client can reach the network, as the connectivity monitor concludes from its
 /// sources.
 public enum ConnectivityState: String, Sendable, Equatable {
     /// No source has said anything yet.

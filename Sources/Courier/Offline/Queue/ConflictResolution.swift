@@ -10,6 +10,6 @@ public enum ConflictResolution: Sendable, Equatable {
     /// This body (the local and the server's versions merged) is sent instead.
     case merge(Data)
     /// Left to the app: the item is parked in ``OfflineItemState/conflict`` until
-    /// ``APIClient/resolveConflict(_:with:)``.
+    /// ``ClientOfflineQueue/resolveConflict(_:with:)``.
     case manual
 }

@@ -1,5 +1,5 @@
 /// What happened to the offline queue's items, by item id: the outcome of a replay reaches a
-/// caller even if it restarted after enqueueing (subscribe with ``APIClient/offlineEvents()``).
+/// caller even if it restarted after enqueueing (subscribe with ``ClientOfflineQueue/events(buffer:)``).
 public enum OfflineEvent: Sendable, Equatable {
     /// The write is stored durably.
     case enqueued(itemID: Int64)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A write stored in the offline queue, as ``APIClient/offlineItems()`` lists it.
+/// A write stored in the offline queue, as ``ClientOfflineQueue/items()`` lists it.
 public struct OfflineItem: Sendable, Identifiable {
     /// The item's number: increasing in enqueue order, never reused. ``NetworkError/queued(itemID:)``
     /// and every ``OfflineEvent`` carry it.

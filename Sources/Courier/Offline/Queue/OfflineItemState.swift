@@ -14,7 +14,7 @@ public enum OfflineItemState: String, Sendable, Equatable, CaseIterable {
     /// listable, retryable and removable.
     case dead
     /// A 409 or 412 the conflict resolver left to the app (``ConflictResolver/manual``):
-    /// parked with the server's answer until ``APIClient/resolveConflict(_:with:)``.
+    /// parked with the server's answer until ``ClientOfflineQueue/resolveConflict(_:with:)``.
     case conflict
     /// Queued under another session identity (``OfflineItem/sessionIdentity``) than the one
     /// signed in at its turn, or while signed out: kept, never sent with another user's

@@ -21,7 +21,7 @@ public struct ConflictResolver: Sendable {
 
     /// Park the item (``OfflineItemState/conflict``, with the server's answer) and publish
     /// ``OfflineEvent/conflict(itemID:status:)``; the app settles it with
-    /// ``APIClient/resolveConflict(_:with:)``.
+    /// ``ClientOfflineQueue/resolveConflict(_:with:)``.
     public static let manual = ConflictResolver { _ in .manual }
 
     /// Send the body `merge` makes of the local body and the server's body. A merge that throws

@@ -6,7 +6,7 @@
 /// its predecessor's cancelled drain) and drains them.
 ///
 /// Connectivity reaches it as messages: a supervised task forwards the monitor's
-/// ``ConnectivityEvent`` stream into this mailbox (see ``forwardConnectivity(_:)``), and
+/// ``ConnectivityEvent`` stream into this mailbox (see ``forwardConnectivity(_:events:current:)``), and
 /// another sends the periodic `tick`.
 actor SyncCoordinator: Component {
     /// The messages the coordinator understands: its whole API.

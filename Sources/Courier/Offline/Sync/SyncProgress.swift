@@ -1,5 +1,5 @@
 /// How a drain of the offline queue is going, published as it goes
-/// (``APIClient/syncProgress()``) and returned by ``APIClient/syncNow()``.
+/// (``ClientOfflineQueue/progress(buffer:)``) and returned by ``ClientOfflineQueue/sync()``.
 public struct SyncProgress: Sendable, Equatable {
     /// Items waiting when the drain started (the writes stored by an earlier run included), and
     /// those added while it ran: `done + failed` never exceeds it.
