@@ -1,6 +1,6 @@
 /// A component's mailbox: an async sequence of typed messages, owned by whoever wires the
 /// components (the supervisor), not by the component. A component's loop is
-/// `for await envelope in mailbox` (``Component/run(_:incarnation:)``).
+/// `for await envelope in mailbox` (``Component/run(_:incarnation:scope:)``).
 ///
 /// Because the mailbox outlives any one instance of the component, a restarted component
 /// keeps consuming it: messages sent while it was failing or restarting wait in the buffer

@@ -1,7 +1,7 @@
 /// The tasks one component instance starts that outlive a message (a drain, a refresh, a
 /// debounce timer), run under the instance's supervision.
 ///
-/// ``ChildSpec/component(_:mailbox:restart:shutdownDeadline:closed:make:)`` makes one scope
+/// `ChildSpec.component(_:mailbox:…)` (the form whose `make` takes a scope) makes one scope
 /// per instance and hands it to the instance as it is made. A component starts such work with
 /// ``spawn(_:lifetime:_:)`` instead of `Task {}`:
 ///
