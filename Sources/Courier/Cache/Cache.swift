@@ -47,7 +47,7 @@ actor Cache: Component {
         /// Sends a request to the network (the chain from admission on, in a task of its own), to
         /// be answered through the given reply; returns the task, which the cache cancels when
         /// no caller is left.
-        let fetch: @Sendable (HTTPRequest, RequestOptions, Reply<HTTPResponse>) -> Task<Void, Never>
+        let fetch: @Sendable (HTTPRequest, RequestOptions, CallSettings, Reply<HTTPResponse>) -> Task<Void, Never>
         /// What a fetch's failure is to the cache's callers: a runtime error as an asker of the
         /// pipeline would be told it (``NetworkError/init(answer:)``).
         let fetchFailure: @Sendable (any Error) -> NetworkError
@@ -317,9 +317,9 @@ actor Cache: Component {
         if revalidating {
             var sent = cached.request
             for field in validators { sent.headers.add(name: field.name, value: field.value) }
-            request = environment.fetch(sent, cached.options, answer)
+            request = environment.fetch(sent, cached.options, cached.settings, answer)
         } else {
-            request = environment.fetch(cached.request, cached.options, answer)
+            request = environment.fetch(cached.request, cached.options, cached.settings, answer)
         }
         var waiters = Waiters()
         if let reply { waiters.add(cached, reply) }

@@ -8,13 +8,15 @@ final class CacheRequest: Sendable {
     let key: CacheKey
     /// Passed on to the pipeline when the network is asked.
     let options: RequestOptions
+    let settings: CallSettings
     let policy: CachePolicy
     let ttl: CacheTTL
 
-    init(request: HTTPRequest, key: CacheKey, options: RequestOptions, policy: CachePolicy, ttl: CacheTTL) {
+    init(request: HTTPRequest, key: CacheKey, options: RequestOptions, settings: CallSettings, policy: CachePolicy, ttl: CacheTTL) {
         self.request = request
         self.key = key
         self.options = options
+        self.settings = settings
         self.policy = policy
         self.ttl = ttl
     }

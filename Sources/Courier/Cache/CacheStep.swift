@@ -1,4 +1,4 @@
-/// The cache's part of a call. A GET (or a read with its own key, ``RequestOptions/readKey``)
+/// The cache's part of a call. A GET (or a read with its own key, ``CallSettings/readKey``)
 /// whose credentials have a known owner is answered from the shelf without a message (a fresh
 /// `cacheFirst` hit), else by the cache actor, which serves from storage or fetches: it shares
 /// one fetch among identical requests, revalidates and stores. A write that succeeds makes the
@@ -15,16 +15,16 @@ struct CacheStep: Interceptor {
     }
 
     private nonisolated(nonsending) func cached(_ request: HTTPRequest, _ chain: InterceptorChain) async throws(NetworkError) -> HTTPResponse {
-        let options = chain.call.options
+        let (options, settings) = (chain.call.options, chain.call.settings)
         // A stream is never cached (nor answered from the cache): its body is the caller's alone.
-        if options.stream != nil, request.method == .get { return try await chain.proceed(request) }
-        guard request.method == .get || options.readKey != nil else {
+        if settings.stream != nil, request.method == .get { return try await chain.proceed(request) }
+        guard request.method == .get || settings.readKey != nil else {
             let response = try await chain.proceed(request)
             if request.method.writes { cache.forget(.invalidate(url: request.url.absoluteString)) }
             return response
         }
         // Entries are filed under the parsed URL's text, which is what invalidations name.
-        let url = options.readKey ?? request.url.absoluteString
+        let url = settings.readKey ?? request.url.absoluteString
         guard let identity = identity(of: request, url: url, options) else { return try await chain.proceed(request) }
         let key = CacheKey(url: url, identity: identity)
         let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
@@ -32,7 +32,7 @@ struct CacheStep: Interceptor {
             return fresh
         }
         do {
-            return try await cache.get(CacheRequest(request: request, key: key, options: options, policy: policy, ttl: ttl))
+            return try await cache.get(CacheRequest(request: request, key: key, options: options, settings: settings, policy: policy, ttl: ttl))
         } catch RuntimeError.componentRestarted {
             // The cache failed while holding this request: the network answers instead.
             return try await chain.proceed(request)

@@ -7,6 +7,8 @@ struct ChainCall: Sendable {
     let client: ChainSettings
     /// The caller's options, as given (a `nil` setting is the client's).
     var options: RequestOptions
+    /// What Courier's own calls add (a stream, a read key, a replay's identity).
+    let settings: CallSettings
     /// Set by admission; 0 before.
     var id = RequestID(0)
     /// When the call entered admission and when it must be over, on the client's clock (all
@@ -26,9 +28,10 @@ struct ChainCall: Sendable {
     /// What the later steps report back up: the request as last sent, redirects followed.
     let record = CallRecord()
 
-    init(client: ChainSettings, options: RequestOptions) {
+    init(client: ChainSettings, options: RequestOptions, settings: CallSettings = CallSettings()) {
         self.client = client
         self.options = options
+        self.settings = settings
         responseBytesLeft = client.maxResponseBytes
     }
 

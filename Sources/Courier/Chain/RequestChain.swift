@@ -24,22 +24,28 @@ final class RequestChain: Sendable {
 
     /// Runs `request` through every step and returns its final response (a 2xx, or a 3xx that
     /// was not followed).
-    nonisolated(nonsending) func send(_ request: HTTPRequest, options: RequestOptions) async throws(NetworkError) -> HTTPResponse {
+    nonisolated(nonsending) func send(
+        _ request: HTTPRequest, options: RequestOptions, settings callSettings: CallSettings = CallSettings()
+    ) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }
         if !hasCache, options.cachePolicy == .cacheOnly { throw .notCached }
-        return try await InterceptorChain.run(request, steps: steps, at: 0, ChainCall(client: settings, options: options))
+        return try await InterceptorChain.run(request, steps: steps, at: 0, ChainCall(client: settings, options: options, settings: callSettings))
     }
 
     /// Runs `request` from admission on: neither queued nor answered by the cache, whatever its
     /// method.
-    nonisolated(nonsending) func sendAdmitted(_ request: HTTPRequest, options: RequestOptions) async throws(NetworkError) -> HTTPResponse {
-        try await InterceptorChain.run(request, steps: steps, at: admission, ChainCall(client: settings, options: options))
+    nonisolated(nonsending) func sendAdmitted(
+        _ request: HTTPRequest, options: RequestOptions, settings callSettings: CallSettings
+    ) async throws(NetworkError) -> HTTPResponse {
+        try await InterceptorChain.run(request, steps: steps, at: admission, ChainCall(client: settings, options: options, settings: callSettings))
     }
 
-    /// ``sendAdmitted(_:options:)``'s outcome as a value.
-    nonisolated(nonsending) func resultAdmitted(_ request: HTTPRequest, options: RequestOptions) async -> Result<HTTPResponse, NetworkError> {
+    /// ``sendAdmitted(_:options:settings:)``'s outcome as a value.
+    nonisolated(nonsending) func resultAdmitted(
+        _ request: HTTPRequest, options: RequestOptions, settings: CallSettings
+    ) async -> Result<HTTPResponse, NetworkError> {
         do {
-            return .success(try await sendAdmitted(request, options: options))
+            return .success(try await sendAdmitted(request, options: options, settings: settings))
         } catch {
             return .failure(error)
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The last step: one exchange with the transport, within the attempt's time and the bytes the
-/// response may still have. With a stream asked for (``RequestOptions/stream``), a 2xx is
+/// response may still have. With a stream asked for (``CallSettings/stream``), a 2xx is
 /// handed back at the end of its head, its body still arriving (``HTTPResponse/streamedBody``);
 /// any other status's body is read here, so redirects, retries and the 401 renewal are
 /// decided before a body byte reaches the caller.
@@ -24,14 +24,14 @@ struct TransportStep: Interceptor {
         let clientLimit = call.client.maxResponseBytes
         var response: HTTPResponse
         do {
-            if let stream = call.options.stream {
+            if let stream = call.settings.stream {
                 response = try await streamed(sent, stream, bodyLimit: call.responseBytesLeft, clientLimit: clientLimit)
             } else {
                 response = try await transport.send(sent)
             }
         } catch .timeout(_, let cause) {
             throw .timeout(call.attemptEnd.limit, underlying: cause)
-        } catch .responseTooLarge(let bound) where call.options.stream != nil {
+        } catch .responseTooLarge(let bound) where call.settings.stream != nil {
             // The stream's own limit (the transport's) or, for an error's body, the client's.
             throw .responseTooLarge(limit: bound)
         } catch .responseTooLarge {

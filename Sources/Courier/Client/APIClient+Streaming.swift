@@ -34,12 +34,20 @@ extension APIClient {
         for request: HTTPRequest, options: RequestOptions = RequestOptions(),
         stallTimeout: Duration = APIClient.defaultStallTimeout, maxBytes: Int = .max
     ) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
+        try await bytes(for: request, options: options, settings: CallSettings(), stallTimeout: stallTimeout, maxBytes: maxBytes)
+    }
+
+    /// ``bytes(for:options:stallTimeout:maxBytes:)`` with what Courier's own calls add (a
+    /// GraphQL subscription's credential check).
+    func bytes(
+        for request: HTTPRequest, options: RequestOptions, settings: CallSettings, stallTimeout: Duration, maxBytes: Int
+    ) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
         guard stallTimeout > .zero, maxBytes >= 0 else {
             throw .invalidRequest("a stream needs a positive stall timeout and a size limit of 0 or more")
         }
-        var options = options
-        options.stream = StreamSettings(stallTimeout: stallTimeout, maxBytes: maxBytes)
-        var response = try await components.chain.send(request, options: options)
+        var settings = settings
+        settings.stream = StreamSettings(stallTimeout: stallTimeout, maxBytes: maxBytes)
+        var response = try await components.chain.send(request, options: options, settings: settings)
         if let error = NetworkError(response: response) {
             response.streamedBody?.cancel()
             throw error

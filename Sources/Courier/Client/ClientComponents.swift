@@ -76,8 +76,8 @@ struct ClientComponents: Sendable {
         if let caching = configuration.caching, let cache {
             var environment = Cache.Environment(
                 mailbox: cacheMailbox,
-                fetch: { request, options, reply in
-                    Task { reply.resume(with: await chain.resultAdmitted(request, options: options)) }
+                fetch: { request, options, settings, reply in
+                    Task { reply.resume(with: await chain.resultAdmitted(request, options: options, settings: settings)) }
                 },
                 fetchFailure: { NetworkError(answer: $0) },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
@@ -144,10 +144,9 @@ struct ClientComponents: Sendable {
     private static func replay(
         _ request: HTTPRequest, _ item: OfflineItem, chain: RequestChain, cache: Cache.Handle?, offline: OfflineComponents
     ) async -> Result<HTTPResponse, NetworkError> {
-        var options = RequestOptions(
+        let options = RequestOptions(
             attemptTimeout: item.attemptTimeout, deadline: item.deadline, retryPolicy: .never, requiresAuth: item.requiresAuth)
-        options.sessionIdentity = item.sessionIdentity
-        let result = await chain.resultAdmitted(request, options: options)
+        let result = await chain.resultAdmitted(request, options: options, settings: CallSettings(sessionIdentity: item.sessionIdentity))
         offline.learn(from: result)
         if case .success = result { cache?.forget(.invalidate(url: request.url.absoluteString)) }
         return result

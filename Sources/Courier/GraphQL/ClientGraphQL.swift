@@ -56,18 +56,18 @@ public struct ClientGraphQL: Sendable {
         let persisted = client.configuration.graphQL.persistedQueries
         var sendsDocument = !persisted
         while true {
-            let (request, options) = try makeRequest(
+            let (request, options, settings) = try makeRequest(
                 operation, variables: variables, sendsDocument: sendsDocument, headers: headers, options: options)
             let response: HTTPResponse
             do {
-                response = try await client.data(for: request, options: options)
+                response = try await client.components.chain.send(request, options: options, settings: settings)
             } catch {
                 guard let answer = error.response, let errors = GraphQLEnvelope.errors(in: answer.body), !errors.isEmpty else { throw error }
                 if !sendsDocument, errors.contains(where: Self.asksForDocument) { sendsDocument = true; continue }
                 throw .graphQL(GraphQLFailure(errors: errors, data: nil, response: answer))
             }
             let result = try GraphQLEnvelope.result(Operation.Data.self, from: response, decoder: JSONDecoder())
-            if !result.errors.isEmpty, let key = options.readKey {
+            if !result.errors.isEmpty, let key = settings.readKey {
                 client.components.cache?.forget(.invalidate(url: key))
             }
             if !sendsDocument, result.errors.contains(where: Self.asksForDocument) {
@@ -108,8 +108,8 @@ public struct ClientGraphQL: Sendable {
         let variables = try GraphQLRequestBody.variablesJSON(subscription.variables)
         var headers = headers
         if !headers.contains("Accept") { headers["Accept"] = "multipart/mixed;subscriptionSpec=\"1.0\", application/json" }
-        let (request, options) = try makeRequest(subscription, variables: variables, sendsDocument: true, headers: headers, options: options)
-        return try await client.bytes(for: request, options: options, stallTimeout: stallTimeout)
+        let (request, options, settings) = try makeRequest(subscription, variables: variables, sendsDocument: true, headers: headers, options: options)
+        return try await client.bytes(for: request, options: options, settings: settings, stallTimeout: stallTimeout, maxBytes: .max)
     }
 
     /// Forgets every stored result of `query`'s operation, whatever its variables: what a
@@ -122,34 +122,35 @@ public struct ClientGraphQL: Sendable {
 
     // MARK: Requests
 
-    /// The HTTP request of `operation` (GraphQL over HTTP), and the options it goes with.
+    /// The HTTP request of `operation` (GraphQL over HTTP), and the options and settings it goes
+    /// with (a query's read key, the credential check).
     func makeRequest<Operation: GraphQLOperation>(
         _ operation: Operation, variables: Data?, sendsDocument: Bool, headers: HTTPHeaders, options: RequestOptions
-    ) throws(NetworkError) -> (HTTPRequest, RequestOptions) {
-        let settings = client.configuration.graphQL
+    ) throws(NetworkError) -> (HTTPRequest, RequestOptions, CallSettings) {
+        let graphQL = client.configuration.graphQL
         let document = try GraphQLDocument.of(Operation.self)
         let hash = document.hash
-        let extensions: [String: JSONValue]? = settings.persistedQueries
+        let extensions: [String: JSONValue]? = graphQL.persistedQueries
             ? ["persistedQuery": .object(["version": .number(1), "sha256Hash": .string(hash)])] : nil
         var headers = headers
         if !headers.contains("Accept") { headers["Accept"] = "application/graphql-response+json, application/json" }
         var options = options
-        options.credentialRejected = Self.refusesCredential
+        var settings = CallSettings(credentialRejected: Self.refusesCredential)
         // A persisted query's document goes when the server asked for it: that answer is the
         // network's, not the cache's.
-        if settings.persistedQueries, sendsDocument { options.cachePolicy = .networkOnly }
+        if graphQL.persistedQueries, sendsDocument { options.cachePolicy = .networkOnly }
         let request: HTTPRequest
-        if Operation.kind == .query, settings.queriesAsGET {
+        if Operation.kind == .query, graphQL.queriesAsGET {
             var query: [URLQueryItem] = []
             if sendsDocument { query.append(URLQueryItem(name: "query", value: Operation.document)) }
             if !document.name.isEmpty { query.append(URLQueryItem(name: "operationName", value: document.name)) }
             if let variables { query.append(URLQueryItem(name: "variables", value: String(decoding: variables, as: UTF8.self))) }
             if let extensions { query.append(URLQueryItem(name: "extensions", value: try Self.json(extensions))) }
             request = try client.makeRequest(Endpoint<Data>(
-                path: settings.path, query: query, headers: headers, version: settings.version, options: options).untyped)
+                path: graphQL.path, query: query, headers: headers, version: graphQL.version, options: options).untyped)
             // Filed under the operation, like a POSTed query's: so results with errors can be
             // forgotten and `invalidate` finds them (a hash-only and a full GET share an entry).
-            options.readKey = Self.readKeyPrefix(endpoint: try client.graphQLPost.get().url, operationName: document.name)
+            settings.readKey = Self.readKeyPrefix(endpoint: try client.graphQLPost.get().url, operationName: document.name)
                 + "/\(hash)/" + (variables.map { String(decoding: $0, as: UTF8.self) } ?? "")
         } else {
             var post = try client.graphQLPost.get()
@@ -167,11 +168,11 @@ public struct ClientGraphQL: Sendable {
             post.request.body = body
             request = post.request
             if Operation.kind == .query {
-                options.readKey = Self.readKeyPrefix(endpoint: post.url, operationName: document.name)
+                settings.readKey = Self.readKeyPrefix(endpoint: post.url, operationName: document.name)
                     + "/\(hash)/" + (variables.map { String(decoding: $0, as: UTF8.self) } ?? "")
             }
         }
-        return (request, options)
+        return (request, options, settings)
     }
 
     /// What a query's cache key starts with: the endpoint and the operation's name (an

@@ -45,7 +45,7 @@ struct RetryStep: Interceptor {
             let sent = call.record.sent ?? outgoing
 
             let refused = if case .response(let response) = outcome {
-                response.status == 401 || (response.status < 400 && call.options.credentialRejected?(response) == true)
+                response.status == 401 || (response.status < 400 && call.settings.credentialRejected?(response) == true)
             } else { false }
             // A success is final: skip the retry decision (and its clock and random reads).
             if !refused, case .response(let response) = outcome, response.status < 400 { return response }
@@ -62,7 +62,7 @@ struct RetryStep: Interceptor {
                 continue
             }
             let decision = (call.options.retryPolicy ?? policy).decide(
-                attempt: call.attempt, request: sent, isRead: call.options.readKey != nil, outcome: outcome,
+                attempt: call.attempt, request: sent, isRead: call.settings.readKey != nil, outcome: outcome,
                 now: client.clock.currentDate, randomUnit: client.random.nextUnit())
             guard case .retry(let delay, let reason) = decision,
                   client.clock.now + delay < call.deadline,

@@ -1,7 +1,7 @@
 /// Adds the credentials of the client's ``AuthInterceptor`` (the session's `Bearer` token, or
 /// your token closure's) to a request to the base origin that requires them: without a wait
 /// when the token store's credential can be read at once. A queued write's replay
-/// (``RequestOptions/sessionIdentity``) gets only its identity's credentials.
+/// (``CallSettings/sessionIdentity``) gets only its identity's credentials.
 struct AuthStep: Interceptor {
     let auth: AuthInterceptor
 
@@ -15,7 +15,7 @@ struct AuthStep: Interceptor {
         guard auth.applies(
             to: request, requiresAuth: call.options.requiresAuth, baseOrigin: call.client.baseOrigin, hasBaseURL: call.client.baseURL != nil)
         else { return }
-        if let identity = call.options.sessionIdentity { return try await auth.addCredentials(to: &request, as: identity) }
+        if let identity = call.settings.sessionIdentity { return try await auth.addCredentials(to: &request, as: identity) }
         if try auth.addCredentialsNow(to: &request) { return }
         try await auth.addCredentialsWaiting(to: &request)
     }
