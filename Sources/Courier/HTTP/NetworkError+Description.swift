@@ -30,7 +30,12 @@ extension NetworkError: CustomStringConvertible {
         case .queued(let id): base = "queued (offline item \(id))"
         case .queueFull(let limit): base = "queueFull (limit \(limit) items)"
         case .storageFailed(let reason): base = "storageFailed: \(reason)"
-        case .componentUnavailable(let name): base = "componentUnavailable(\(name))"
+        case .componentUnavailable(let name):
+            if let group = ClientGroup(rawValue: name) {
+                base = "componentUnavailable(\(name)): the client was created without \(group.configurationField)"
+            } else {
+                base = "componentUnavailable(\(name)): stopped (the client shut down, or its supervisor gave up restarting it)"
+            }
         case .componentRestarted(let name): base = "componentRestarted(\(name))"
         case .graphQL(let failure): base = "graphQL (\(failure.errors.count) errors): \(failure)"
         case .unknown: base = "unknown"

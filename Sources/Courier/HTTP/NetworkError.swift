@@ -78,8 +78,10 @@ public enum NetworkError: Error, Sendable {
     case cancelled
     /// The pipeline is at capacity (in-flight and queued requests); try again later.
     case overloaded
-    /// The component that must handle this is stopped and will not come back
-    /// (shut down, or its supervisor gave up restarting it).
+    /// The component that must handle this is not there and will not come back: the client
+    /// was created without it (the string is the group's name: `"session"`, `"cache"`,
+    /// `"offline"` or `"connectivity"`; see ``APIClient``), or it stopped (shut down, or its
+    /// supervisor gave up restarting it; the string is the component's name).
     case componentUnavailable(String)
     /// The component failed while handling this request and is being restarted; the request
     /// may or may not have had an effect.

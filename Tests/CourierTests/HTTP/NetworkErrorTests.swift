@@ -279,7 +279,10 @@ private let everyCase: [NetworkError] = [
         #expect(NetworkError.responseTooLarge(limit: 1024).description == "responseTooLarge (limit 1024 bytes)")
         #expect(NetworkError.cancelled.description == "cancelled")
         #expect(NetworkError.overloaded.description == "overloaded")
-        #expect(NetworkError.componentUnavailable("Cache").description == "componentUnavailable(Cache)")
+        #expect(NetworkError.componentUnavailable("Cache").description
+            == "componentUnavailable(Cache): stopped (the client shut down, or its supervisor gave up restarting it)")
+        #expect(NetworkError.componentUnavailable("session").description
+            == "componentUnavailable(session): the client was created without APIClient.Configuration.session")
         #expect(NetworkError.componentRestarted("Cache").description == "componentRestarted(Cache)")
         #expect("\(NetworkError.forbidden(response(403)))" == "forbidden (403)")
     }
