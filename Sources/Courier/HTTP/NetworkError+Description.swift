@@ -1,6 +1,6 @@
 extension NetworkError: CustomStringConvertible {
-    /// A description for logs: the case, its context (status, the server's message and code,
-    /// which limit) and the underlying cause. Never the response body itself.
+    /// A description for logs, on one line: the case, its context (status, the server's message
+    /// and code, which limit) and the underlying cause. Never the response body itself.
     public var description: String {
         let base: String
         switch self {
@@ -43,7 +43,9 @@ extension NetworkError: CustomStringConvertible {
         var text = base
         if let message = serverMessage { text += ": \(message)" }
         if let code = serverCode { text += " [code \(code)]" }
-        guard let cause = underlyingError else { return text }
-        return "\(text) (cause: \(String(reflecting: cause)))"
+        if let cause = underlyingError { text += " (cause: \(String(reflecting: cause)))" }
+        // One line, whatever a body prefix, a server's message or a cause holds: a log line
+        // stays one line.
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 
 /// Every way a Courier request can fail, with what a caller needs to decide what to do:
-/// ``isRetryable``, ``statusCode``, a ``userMessage`` fit to show, and for errors that came from
-/// an HTTP response, that ``response`` (status, headers, and up to ``keptBodyBytes`` of body)
-/// with the server's ``serverMessage`` and ``serverCode`` when its JSON body has them. The
-/// underlying cause (a `URLError`, a `DecodingError`…) stays attached for logs.
+/// its ``category`` (transport, an HTTP status, client-side, a component…), ``isRetryable``,
+/// ``statusCode``, a ``userMessage`` fit to show, a one-line ``description`` for logs, and for
+/// errors that came from an HTTP response, that ``response`` (status, headers, and up to
+/// ``keptBodyBytes`` of body) with the server's ``serverMessage`` and ``serverCode`` when its
+/// JSON body has them. The underlying cause (a `URLError`, a `DecodingError`…) stays attached
+/// for logs.
 public enum NetworkError: Error, Sendable {
     /// Which time limit a ``timeout(_:underlying:)`` hit.
     public enum TimeoutLimit: Sendable, Equatable {
