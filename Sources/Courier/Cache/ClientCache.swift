@@ -3,8 +3,8 @@ import Foundation
 /// The response cache's calls: `client.cache`.
 ///
 /// Without ``APIClient/Configuration/caching`` every call throws
-/// ``NetworkError/componentUnavailable(_:)`` named `"cache"` and every event stream finishes at once
-/// (the rule of every optional group; see ``APIClient``).
+/// ``NetworkError/componentUnavailable(_:)`` named `"cache"`, and every event stream finishes at
+/// once (the rule of every optional group; see ``APIClient``).
 public struct ClientCache: Sendable {
     let client: APIClient
 

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Here, beside the error model, rather than in `Client/`, because the error's description reads
 /// it: the groups' names are its vocabulary.
-enum ClientGroup: String, Sendable, CaseIterable {
+enum ClientGroup: String, Sendable {
     case session, cache, offline, connectivity
 
     /// The configuration field that gives the client this group's component.
@@ -27,7 +27,7 @@ enum ClientGroup: String, Sendable, CaseIterable {
     /// What every event stream of the group returns when the client has no such component: a
     /// stream that has already finished, so a `for await` loop over it ends rather than waits
     /// for ever.
-    static func finished<Element>(_: Element.Type = Element.self) -> AsyncStream<Element> {
+    static func finished<Element>() -> AsyncStream<Element> {
         AsyncStream { $0.finish() }
     }
 }

@@ -3,9 +3,9 @@ import Foundation
 /// The connectivity monitor's calls: `client.connectivity`. The client has a monitor when its
 /// configuration has ``APIClient/Configuration/connectivity`` or ``APIClient/Configuration/offline``.
 ///
-/// Without either every call throws
-/// ``NetworkError/componentUnavailable(_:)`` named `"connectivity"` and every event stream finishes at once
-/// (the rule of every optional group; see ``APIClient``).
+/// Without either every call (``state`` included) throws ``NetworkError/componentUnavailable(_:)``
+/// named `"connectivity"`, and every event stream finishes at once (the rule of every optional
+/// group; see ``APIClient``).
 public struct ClientConnectivity: Sendable {
     let client: APIClient
 

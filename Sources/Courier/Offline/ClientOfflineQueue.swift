@@ -4,9 +4,9 @@ import Foundation
 /// ``OfflineBehavior/queueWhenOffline`` or ``enqueue(_:)`` wait here, durably, and are replayed
 /// in order when the client is online.
 ///
-/// Without ``APIClient/Configuration/offline`` every call throws
-/// ``NetworkError/componentUnavailable(_:)`` named `"offline"` and every event stream finishes at once
-/// (the rule of every optional group; see ``APIClient``).
+/// Without ``APIClient/Configuration/offline`` every call (``pendingCount`` included) throws
+/// ``NetworkError/componentUnavailable(_:)`` named `"offline"`, and every event stream finishes at
+/// once (the rule of every optional group; see ``APIClient``).
 public struct ClientOfflineQueue: Sendable {
     let client: APIClient
 

@@ -4,8 +4,8 @@ import Foundation
 /// read where the session stands, and follow its events.
 ///
 /// Without ``APIClient/Configuration/session`` every call throws
-/// ``NetworkError/componentUnavailable(_:)`` named `"session"` and every event stream finishes at once
-/// (the rule of every optional group; see ``APIClient``).
+/// ``NetworkError/componentUnavailable(_:)`` named `"session"`, and every event stream finishes at
+/// once (the rule of every optional group; see ``APIClient``).
 public struct ClientSession: Sendable {
     let client: APIClient
 
