@@ -226,8 +226,9 @@ public final class CourierMetrics: Sendable {
     }
 
     private func recordQueueDepth() async {
-        guard client.configuration.offline != nil else { return }
-        gauge("offline_queue_depth").record(await client.offline.pendingCount)
+        // A client without an offline queue has no depth to export (the count throws).
+        guard let depth = try? await client.offline.pendingCount else { return }
+        gauge("offline_queue_depth").record(depth)
     }
 
     private func label(_ name: String) -> String { prefix.isEmpty ? name : "\(prefix)_\(name)" }

@@ -110,7 +110,7 @@ import Testing
         try await client.offline.enqueue(Endpoint<EmptyResponse>(path: "notes", method: .post, body: ["text": "a"], version: .v1))
         try await client.offline.enqueue(Endpoint<EmptyResponse>(path: "refused", method: .post, body: ["text": "b"], version: .v1))
         _ = try await client.offline.sync()
-        let depth = await client.offline.pendingCount
+        let depth = try await client.offline.pendingCount
         await client.shutdown()
         await exported.value
 

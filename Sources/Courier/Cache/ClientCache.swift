@@ -1,37 +1,42 @@
 import Foundation
 
-/// The response cache's calls: `client.cache`. Without ``APIClient/Configuration/caching``
-/// nothing is stored: invalidations do nothing and the counters stay zero.
+/// The response cache's calls: `client.cache`.
+///
+/// Without ``APIClient/Configuration/caching`` every call throws
+/// ``NetworkError/componentUnavailable(_:)`` named `"cache"`, and every event stream finishes at
+/// once (the rule of every optional group; see ``APIClient``).
 public struct ClientCache: Sendable {
     let client: APIClient
 
     /// Forgets the stored responses of `endpoint`'s URL (every identity's).
     public func invalidate<Value>(_ endpoint: Endpoint<Value>) throws(NetworkError) {
-        client.components.cache?.forget(.invalidate(url: try client.makeRequest(endpoint.untyped).url.absoluteString))
+        let cache = try cache()
+        cache.forget(.invalidate(url: try client.makeRequest(endpoint.untyped).url.absoluteString))
     }
 
     /// Forgets the stored responses of every URL under `path` (e.g. `"v1/users"` forgets
     /// `/v1/users`, `/v1/users/42`, `/v1/users?page=2`).
     public func invalidate(under path: String) throws(NetworkError) {
+        let cache = try cache()
         let url = try client.makeRequest(Endpoint<EmptyResponse>(path: path).untyped).url.absoluteString
-        client.components.cache?.forget(.invalidatePrefix(url))
+        cache.forget(.invalidatePrefix(url))
     }
 
     /// Forgets the stored responses that are no longer fresh and past their
     /// stale-while-revalidate and stale-if-error windows (in memory; the persistent tier keeps
     /// them until it needs the room).
-    public func clearExpired() {
-        client.components.cache?.forget(.clearExpired)
+    public func clearExpired() throws(NetworkError) {
+        try cache().forget(.clearExpired)
     }
 
     /// Forgets every stored response.
-    public func clear() {
-        client.components.cache?.forget(.clear)
+    public func clear() throws(NetworkError) {
+        try cache().forget(.clear)
     }
 
     /// The cache's counters.
     public func stats() async throws(NetworkError) -> CacheStats {
-        guard let cache = client.components.cache else { return CacheStats() }
+        let cache = try cache()
         do {
             return try await cache.stats()
         } catch {
@@ -42,6 +47,12 @@ public struct ClientCache: Sendable {
     /// Every cache storage event from now on (a corrupt database moved aside, a storage
     /// failure); a subscriber that falls behind keeps the newest `buffer` events.
     public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<CacheEvent> {
-        client.components.cacheEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+        guard client.components.cache != nil else { return ClientGroup.finished() }
+        return client.components.cacheEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+    }
+
+    private func cache() throws(NetworkError) -> Cache.Handle {
+        guard let cache = client.components.cache else { throw ClientGroup.cache.unavailable }
+        return cache
     }
 }

@@ -9,8 +9,28 @@ import Foundation
 /// admission, then per attempt: interceptors, security guard, auth, logging, transport; see
 /// `RequestChain`) and decodes the answer: ``send(_:)`` returns the value with the response it
 /// came from, ``data(for:)`` the raw response. The rest is grouped by what you do:
-/// ``session``, ``cache``, ``offline``, ``connectivity``. Behind them a supervisor runs the
-/// components. Call ``shutdown()`` when done.
+/// ``session``, ``cache``, ``offline``, ``connectivity``, ``graphQL``. Behind them a supervisor
+/// runs the components. Call ``shutdown()`` when done.
+///
+/// ## Groups the configuration did not ask for
+///
+/// ``session``, ``cache``, ``offline`` and ``connectivity`` each need a component that exists
+/// only when the configuration asks for it (``Configuration/session``, ``Configuration/caching``,
+/// ``Configuration/offline``, ``Configuration/connectivity`` or `offline`). Without it, one rule:
+/// every call of the group (methods and properties alike) throws
+/// ``NetworkError/componentUnavailable(_:)`` carrying the group's name (`"session"`, `"cache"`,
+/// `"offline"`, `"connectivity"`; its description names the field to set), and every event
+/// stream of the group finishes at once. Nothing is silently ignored and no value is made up.
+///
+/// ```swift
+/// do {
+///     try await client.session.signOut()
+/// } catch .componentUnavailable("session") {
+///     // this client was created without Configuration.session
+/// }
+/// ```
+///
+/// ``graphQL`` always works: its settings have defaults.
 public final class APIClient: Sendable {
     /// The settings the client runs with.
     public let configuration: Configuration
@@ -143,16 +163,17 @@ public final class APIClient: Sendable {
 
     // MARK: Grouped calls
 
-    /// Sign in and out, refresh, the session's state and token events.
+    /// Sign in and out, refresh, the session's state and token events (``ClientSession``).
     public var session: ClientSession { ClientSession(client: self) }
-    /// Invalidate, clear, the cache's counters and storage events.
+    /// Invalidate, clear, the cache's counters and storage events (``ClientCache``).
     public var cache: ClientCache { ClientCache(client: self) }
     /// GraphQL queries, mutations and subscriptions through the same chain (``ClientGraphQL``).
     public var graphQL: ClientGraphQL { ClientGraphQL(client: self) }
 
-    /// The offline queue: enqueue, items, retry, remove, conflicts, sync, events and progress.
+    /// The offline queue: enqueue, items, retry, remove, conflicts, sync, events and progress
+    /// (``ClientOfflineQueue``).
     public var offline: ClientOfflineQueue { ClientOfflineQueue(client: self) }
-    /// The connectivity monitor's state, reports and changes.
+    /// The connectivity monitor's state, reports and changes (``ClientConnectivity``).
     public var connectivity: ClientConnectivity { ClientConnectivity(client: self) }
 
     // MARK: Observing

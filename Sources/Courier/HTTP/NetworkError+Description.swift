@@ -1,6 +1,6 @@
 extension NetworkError: CustomStringConvertible {
-    /// A description for logs: the case, its context (status, the server's message and code,
-    /// which limit) and the underlying cause. Never the response body itself.
+    /// A description for logs, on one line: the case, its context (status, the server's message
+    /// and code, which limit) and the underlying cause. Never the response body itself.
     public var description: String {
         let base: String
         switch self {
@@ -30,7 +30,12 @@ extension NetworkError: CustomStringConvertible {
         case .queued(let id): base = "queued (offline item \(id))"
         case .queueFull(let limit): base = "queueFull (limit \(limit) items)"
         case .storageFailed(let reason): base = "storageFailed: \(reason)"
-        case .componentUnavailable(let name): base = "componentUnavailable(\(name))"
+        case .componentUnavailable(let name):
+            if let group = ClientGroup(rawValue: name) {
+                base = "componentUnavailable(\(name)): the client was created without \(group.configurationField)"
+            } else {
+                base = "componentUnavailable(\(name)): stopped (the client shut down, or its supervisor gave up restarting it)"
+            }
         case .componentRestarted(let name): base = "componentRestarted(\(name))"
         case .graphQL(let failure): base = "graphQL (\(failure.errors.count) errors): \(failure)"
         case .unknown: base = "unknown"
@@ -38,7 +43,9 @@ extension NetworkError: CustomStringConvertible {
         var text = base
         if let message = serverMessage { text += ": \(message)" }
         if let code = serverCode { text += " [code \(code)]" }
-        guard let cause = underlyingError else { return text }
-        return "\(text) (cause: \(String(reflecting: cause)))"
+        if let cause = underlyingError { text += " (cause: \(String(reflecting: cause)))" }
+        // One line, whatever a body prefix, a server's message or a cause holds: a log line
+        // stays one line.
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 
 /// Every way a Courier request can fail, with what a caller needs to decide what to do:
-/// ``isRetryable``, ``statusCode``, a ``userMessage`` fit to show, and for errors that came from
-/// an HTTP response, that ``response`` (status, headers, and up to ``keptBodyBytes`` of body)
-/// with the server's ``serverMessage`` and ``serverCode`` when its JSON body has them. The
-/// underlying cause (a `URLError`, a `DecodingError`…) stays attached for logs.
+/// its ``category`` (transport, an HTTP status, client-side, a component…), ``isRetryable``,
+/// ``statusCode``, a ``userMessage`` fit to show, a one-line ``description`` for logs, and for
+/// errors that came from an HTTP response, that ``response`` (status, headers, and up to
+/// ``keptBodyBytes`` of body) with the server's ``serverMessage`` and ``serverCode`` when its
+/// JSON body has them. The underlying cause (a `URLError`, a `DecodingError`…) stays attached
+/// for logs.
 public enum NetworkError: Error, Sendable {
     /// Which time limit a ``timeout(_:underlying:)`` hit.
     public enum TimeoutLimit: Sendable, Equatable {
@@ -78,8 +80,10 @@ public enum NetworkError: Error, Sendable {
     case cancelled
     /// The pipeline is at capacity (in-flight and queued requests); try again later.
     case overloaded
-    /// The component that must handle this is stopped and will not come back
-    /// (shut down, or its supervisor gave up restarting it).
+    /// The component that must handle this is not there and will not come back: the client
+    /// was created without it (the string is the group's name: `"session"`, `"cache"`,
+    /// `"offline"` or `"connectivity"`; see ``APIClient``), or it stopped (shut down, or its
+    /// supervisor gave up restarting it; the string is the component's name).
     case componentUnavailable(String)
     /// The component failed while handling this request and is being restarted; the request
     /// may or may not have had an effect.

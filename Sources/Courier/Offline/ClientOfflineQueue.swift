@@ -2,8 +2,11 @@ import Foundation
 
 /// The offline queue's calls: `client.offline`. Writes sent with
 /// ``OfflineBehavior/queueWhenOffline`` or ``enqueue(_:)`` wait here, durably, and are replayed
-/// in order when the client is online. Without ``APIClient/Configuration/offline`` every call
-/// throws ``NetworkError/componentUnavailable(_:)`` (and the count is 0).
+/// in order when the client is online.
+///
+/// Without ``APIClient/Configuration/offline`` every call (``pendingCount`` included) throws
+/// ``NetworkError/componentUnavailable(_:)`` named `"offline"`, and every event stream finishes at
+/// once (the rule of every optional group; see ``APIClient``).
 public struct ClientOfflineQueue: Sendable {
     let client: APIClient
 
@@ -15,7 +18,7 @@ public struct ClientOfflineQueue: Sendable {
     ///   request that is invalid or carries its own `Authorization` (never stored).
     @discardableResult
     public func enqueue<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Int64 {
-        guard let offline = client.components.offline, let gate = client.components.gate else { throw Self.unavailable }
+        guard let offline = client.components.offline, let gate = client.components.gate else { throw ClientGroup.offline.unavailable }
         let request = try client.makeRequest(endpoint.untyped)
         return try await offline.enqueue(await gate.queueable(request, endpoint.options))
     }
@@ -24,7 +27,7 @@ public struct ClientOfflineQueue: Sendable {
     /// an earlier run included: the first read after launch waits until the queue has opened its
     /// store; later ones read the published count without a message.
     public var pendingCount: Int {
-        get async { await client.components.offline?.queue?.waitingCount() ?? 0 }
+        get async throws(NetworkError) { try await queue().waitingCount() }
     }
 
     /// Every item, in order: waiting, dead letters, parked conflicts, expired.
@@ -61,26 +64,26 @@ public struct ClientOfflineQueue: Sendable {
     /// the one already running, and the one after it) has ended.
     public func sync() async throws(NetworkError) -> SyncProgress {
         _ = try queue()
-        guard let coordinator = client.components.offline?.coordinator else { throw Self.unavailable }
+        guard let coordinator = client.components.offline?.coordinator else { throw ClientGroup.offline.unavailable }
         return try await coordinator.request { .syncNow($0) }
     }
 
     /// What happens to queued items (enqueued, delivered, retrying, dead-lettered, conflicts…)
     /// from now on, by item id; a subscriber that falls behind keeps the newest `buffer` events.
     public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<OfflineEvent> {
-        client.components.offline?.offlineEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer)) ?? AsyncStream { $0.finish() }
+        guard let offline = client.components.offline, offline.queue != nil else { return ClientGroup.finished() }
+        return offline.offlineEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     /// Each drain's progress from now on (done / total, the current item, failures); a
     /// subscriber that falls behind keeps the newest `buffer` reports.
     public func progress(buffer: Int = APIClient.eventBuffer) -> AsyncStream<SyncProgress> {
-        client.components.offline?.syncProgress.subscribe(bufferingPolicy: .bufferingNewest(buffer)) ?? AsyncStream { $0.finish() }
+        guard let offline = client.components.offline, offline.queue != nil else { return ClientGroup.finished() }
+        return offline.syncProgress.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
-    private static let unavailable = NetworkError.componentUnavailable("OfflineQueue (the client has no Configuration.offline)")
-
     private func queue() throws(NetworkError) -> OfflineQueue.Handle {
-        guard let queue = client.components.offline?.queue else { throw Self.unavailable }
+        guard let queue = client.components.offline?.queue else { throw ClientGroup.offline.unavailable }
         return queue
     }
 }

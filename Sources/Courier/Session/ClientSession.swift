@@ -1,8 +1,11 @@
 import Foundation
 
 /// The session's calls: `client.session`. Sign in after your login call, sign out, refresh,
-/// read where the session stands, and follow its events. Without
-/// ``APIClient/Configuration/session`` every call throws ``NetworkError/invalidRequest(_:)``.
+/// read where the session stands, and follow its events.
+///
+/// Without ``APIClient/Configuration/session`` every call throws
+/// ``NetworkError/componentUnavailable(_:)`` named `"session"`, and every event stream finishes at
+/// once (the rule of every optional group; see ``APIClient``).
 public struct ClientSession: Sendable {
     let client: APIClient
 
@@ -41,13 +44,12 @@ public struct ClientSession: Sendable {
     /// signed out, storage failed); events never carry a token. Buffered as every Courier event
     /// stream is: a subscriber that falls behind keeps the newest `buffer` events.
     public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<TokenEvent> {
-        client.components.tokenEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+        guard client.components.tokens != nil else { return ClientGroup.finished() }
+        return client.components.tokenEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     private func store() throws(NetworkError) -> TokenStore.Handle {
-        guard let tokens = client.components.tokens else {
-            throw .invalidRequest("the client has no session (APIClient.Configuration.session)")
-        }
+        guard let tokens = client.components.tokens else { throw ClientGroup.session.unavailable }
         return tokens
     }
 }

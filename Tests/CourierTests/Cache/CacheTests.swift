@@ -198,7 +198,7 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             #expect(try await api.cache.stats().entries == 1)
             try await server.setSwitchable(up: false)
             clock.advance(by: .seconds(30))
-            api.cache.clearExpired()   // within its window: kept
+            try api.cache.clearExpired()   // within its window: kept
             #expect(try await fetch(api).name == "Ivy")
             #expect(try await api.cache.stats().staleOnError == 1)
             clock.advance(by: .seconds(30))   // 60 s old: past the window
@@ -208,7 +208,7 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
                 if case NetworkError.noConnection = error { true } else { false }
             }
             #expect(try await api.cache.stats().staleOnError == 1)
-            api.cache.clearExpired()
+            try api.cache.clearExpired()
             #expect(try await api.cache.stats().entries == 0)
             #expect(try await server.requests(path: "/v1/items/7").count == 1)   // the others never reached it
             await api.shutdown()

@@ -231,7 +231,7 @@ import Testing
                 $0.caching = .init()
             }
             _ = try await api.send(Endpoint<Item>(path: "items"))   // now fresh on the shelf
-            api.connectivity.report(.offline)
+            try api.connectivity.report(.offline)
             _ = try await settledConnectivity(api)
             _ = try await api.offline.enqueue(Endpoint<EmptyResponse>(path: "items"))
             _ = try await api.offline.enqueue(Endpoint<EmptyResponse>(path: "items", method: HTTPMethod(rawValue: "MERGE")))

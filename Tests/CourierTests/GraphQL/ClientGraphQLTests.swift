@@ -238,9 +238,9 @@ import Testing
             let api = offlineClient(server.baseURL, directory: directory)
             let events = api.offline.events()
             let changes = api.connectivity.events()
-            api.connectivity.report(.offline)
-            if api.connectivity.state != .offline {
-                _ = await collect(changes) { _ in api.connectivity.state == .offline }
+            try api.connectivity.report(.offline)
+            if try api.connectivity.state != .offline {
+                _ = await collect(changes) { _ in (try? api.connectivity.state) == .offline }
             }
             let id = await queuedID { () throws(NetworkError) in
                 _ = try await api.graphQL.perform(
@@ -248,7 +248,7 @@ import Testing
             }
             #expect(try await server.stats().executions["addReview"] == nil)
             guard id != nil else { return }
-            api.connectivity.report(.online)
+            try api.connectivity.report(.online)
             _ = await collect(events) { deliveredCount($0) == 1 }
             #expect(try await server.stats().executions["addReview"] == 1)
             await api.shutdown()

@@ -279,7 +279,10 @@ private let everyCase: [NetworkError] = [
         #expect(NetworkError.responseTooLarge(limit: 1024).description == "responseTooLarge (limit 1024 bytes)")
         #expect(NetworkError.cancelled.description == "cancelled")
         #expect(NetworkError.overloaded.description == "overloaded")
-        #expect(NetworkError.componentUnavailable("Cache").description == "componentUnavailable(Cache)")
+        #expect(NetworkError.componentUnavailable("Cache").description
+            == "componentUnavailable(Cache): stopped (the client shut down, or its supervisor gave up restarting it)")
+        #expect(NetworkError.componentUnavailable("session").description
+            == "componentUnavailable(session): the client was created without APIClient.Configuration.session")
         #expect(NetworkError.componentRestarted("Cache").description == "componentRestarted(Cache)")
         #expect("\(NetworkError.forbidden(response(403)))" == "forbidden (403)")
     }
@@ -349,5 +352,95 @@ private let everyCase: [NetworkError] = [
             #expect(!error.userMessage(using: .spanish).isEmpty)
         }
         #expect([UserMessages.english, .spanish].contains(UserMessages.preferred))
+    }
+
+    // MARK: category
+
+    @Test("every case has its category: transport, an HTTP status, GraphQL, client, component…")
+    func categories() {
+        let graphQLFailure = GraphQLFailure(errors: [], data: nil, response: response(200))
+        let expected: [(NetworkError, NetworkError.Category)] = [
+            (.noConnection(underlying: nil), .transport),
+            (.timeout(.attempt, underlying: nil), .transport),
+            (.timeout(.request, underlying: nil), .transport),
+            (.malformedResponse("truncated body", underlying: nil), .transport),
+            (.invalidResponse("bad Location"), .transport),
+            (.unauthorized(response(401)), .http(status: 401)),
+            (.forbidden(response(403)), .http(status: 403)),
+            (.notFound(response(404)), .http(status: 404)),
+            (.conflict(response(409)), .http(status: 409)),
+            (.notModified(response(304)), .http(status: 304)),
+            (.serverError(response(503)), .http(status: 503)),
+            (.serverError(response(429)), .http(status: 429)),
+            (.serverError(response(302)), .http(status: 302)),
+            (.graphQL(graphQLFailure), .graphQL),
+            (.invalidURL("no host"), .client),
+            (.invalidRequest("bad header"), .client),
+            (.unauthorized(nil), .client),
+            (.invalidToken("no exp"), .client),
+            (.tooManyRedirects(limit: 20), .client),
+            (.decodingError(underlying: Cause(name: "decode"), bodyPrefix: ""), .client),
+            (.encodingError(underlying: Cause(name: "encode")), .client),
+            (.securityError("plain http"), .client),
+            (.responseTooLarge(limit: 1), .client),
+            (.notCached, .client),
+            (.overloaded, .component),
+            (.componentUnavailable("session"), .component),
+            (.componentUnavailable("Cache"), .component),
+            (.componentRestarted("Cache"), .component),
+            (.queueFull(limit: 1), .component),
+            (.storageFailed("disk full"), .component),
+            (.queued(itemID: 1), .queued),
+            (.cancelled, .cancelled),
+            (.unknown(underlying: nil), .unknown),
+        ]
+        for (error, category) in expected {
+            #expect(error.category == category, "\(error)")
+        }
+    }
+
+    @Test("an HTTP category's status is the error's statusCode, and only errors from a response have one")
+    func categoryMatchesStatusCode() {
+        for error in everyCase {
+            if case .http(let status) = error.category {
+                #expect(error.statusCode == status)
+            } else if case .graphQL = error.category {
+                continue
+            } else {
+                #expect(error.statusCode == nil, "\(error)")
+            }
+        }
+    }
+
+    @Test("transport failures are the retryable ones that got no answer; client failures never retry")
+    func categoryAndRetry() {
+        for error in everyCase {
+            switch error.category {
+            case .transport where error.isRetryable == false:
+                if case .invalidResponse = error { continue }   // the server answered, wrongly: the same again
+                Issue.record("\(error) is a transport failure and not retryable")
+            case .client, .queued, .cancelled:
+                #expect(!error.isRetryable, "\(error)")
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: one-line description
+
+    @Test("the description is one line, whatever the body prefix, server message or cause holds")
+    func oneLineDescription() {
+        let errors: [NetworkError] = [
+            .decodingError(underlying: Cause(name: "decode"), bodyPrefix: "<html>\n<body>\r\nBad"),
+            .serverError(response(500, #"{"message":"db\ndown"}"#)),
+            .unknown(underlying: Cause(name: "two\nlines")),
+        ]
+        for error in errors {
+            let lines = error.description.split(whereSeparator: \.isNewline)
+            #expect(lines.count == 1, "\(error.description)")
+        }
+        #expect(NetworkError.decodingError(underlying: Cause(name: "d"), bodyPrefix: "<html>\n<body>").description
+            == "decodingError, body starts with: <html> <body> (cause: Cause<d>)")
     }
 }

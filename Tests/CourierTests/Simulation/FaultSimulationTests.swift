@@ -223,7 +223,7 @@ final class FaultSimulation {
         case .link(let up):
             server.state.withLock { $0.linkUp = up }
         case .report(let state):
-            api.connectivity.report(state)
+            do { try api.connectivity.report(state) } catch { problems.append("report(\(state)) failed: \(error)") }
             _ = await bounded("connectivity") { try? await settledConnectivity(api) }
         case .serverErrors(let count):
             server.state.withLock { $0.failures = count }
@@ -391,7 +391,7 @@ final class FaultSimulation {
     /// The final drain in the live process; `false` if its supervisor gave up meanwhile.
     private func drainOnce() async -> Bool {
         let api = self.api!
-        api.connectivity.report(.online)
+        do { try api.connectivity.report(.online) } catch { problems.append("report(.online) failed: \(error)") }
         _ = await bounded("connectivity") { try? await settledConnectivity(api) }
         for pass in 0..<2 {
             var rounds = 0
@@ -399,7 +399,7 @@ final class FaultSimulation {
                 rounds += 1
                 _ = await bounded("final sync") { try? await api.offline.sync() }
                 await quiesce()
-                guard let waiting = await bounded("pendingCount", { await api.offline.pendingCount }) else { return true }
+                guard let waiting = await bounded("pendingCount", { (try? await api.offline.pendingCount) ?? -1 }) else { return true }
                 if supervisorGaveUp { return false }
                 if waiting == 0 { break }
                 clock.advance(by: .seconds(11))   // past any backoff
@@ -460,7 +460,7 @@ final class FaultSimulation {
                 problems.append("w\(write), \(how), was lost: never applied and not in the queue")
             }
         }
-        let pending = await bounded("pendingCount") { await api.offline.pendingCount }
+        let pending = await bounded("pendingCount") { (try? await api.offline.pendingCount) ?? -1 }
         if let pending, pending != items.filter({ $0.state.isWaiting }).count {
             problems.append("pendingCount \(pending) disagrees with the items: \(await listing())")
         }

@@ -21,7 +21,7 @@ private func sessionClient(
 
 /// Reports the client offline and waits until the monitor says so: writes are then queued.
 private func goOffline(_ api: APIClient) async throws {
-    api.connectivity.report(.offline)
+    try api.connectivity.report(.offline)
     #expect(try await settledConnectivity(api) == .offline)
 }
 
@@ -66,7 +66,7 @@ private struct SignsInOnFirstNote: RequestInterceptor {
         let bobs = try #require(await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(99)) })
         #expect(try await api.offline.items().map(\.sessionIdentity) == ["alice", "alice", "alice", "bob"])
 
-        api.connectivity.report(.online)
+        try api.connectivity.report(.online)
         let seen = await collect(events) { $0.contains(.delivered(itemID: bobs, status: 201)) }
         #expect(seen.filter(isWaitingForUser) == alices.map { .waitingForUser(itemID: $0) })
         var received = try await server.requests(path: "/notes")
@@ -75,7 +75,7 @@ private struct SignsInOnFirstNote: RequestInterceptor {
         let waiting = try await api.offline.items()
         #expect(waiting.map(\.id) == alices)
         #expect(waiting.allSatisfy { $0.state == .waitingForUser && $0.sessionIdentity == "alice" })
-        #expect(await api.offline.pendingCount == 0)   // they do not hold back bob's writes
+        #expect(try await api.offline.pendingCount == 0)   // they do not hold back bob's writes
         // Another drain under bob changes nothing.
         _ = try await api.offline.sync()
         #expect(try await server.requests(path: "/notes").count == 1)
@@ -103,7 +103,7 @@ private struct SignsInOnFirstNote: RequestInterceptor {
         try await api.session.signIn(Tokens(accessToken: "token-a", identity: "alice"))
         let alices = try await api.offline.enqueue(noteWrite(2))
         try await api.session.signOut()
-        api.connectivity.report(.online)
+        try api.connectivity.report(.online)
         _ = try await api.offline.sync()
         #expect(await collect(events) { $0.contains(where: isWaitingForUser) }.last == .waitingForUser(itemID: alices))
         // The one without identity was tried, and refused for want of a session: it waits, uncounted.
@@ -129,7 +129,7 @@ private struct SignsInOnFirstNote: RequestInterceptor {
         try await api.session.signIn(Tokens(accessToken: "token-a", identity: "alice"))
         try await goOffline(api)
         let id = try await api.offline.enqueue(noteWrite(1))
-        api.connectivity.report(.online)   // claimed under alice; bob signs in before the auth step
+        try api.connectivity.report(.online)   // claimed under alice; bob signs in before the auth step
         // A delivery ends the wait too, so a write sent with bob's token fails the test at once.
         let seen = await collect(events) { $0.contains(where: isWaitingForUser) || deliveredCount($0) > 0 }
         #expect(seen.last == .waitingForUser(itemID: id))
@@ -180,7 +180,7 @@ private struct SignsInOnFirstNote: RequestInterceptor {
         try await first.session.signOut()
         try await first.session.signIn(Tokens(accessToken: "t2"))
         let events = first.offline.events()
-        first.connectivity.report(.online)
+        try first.connectivity.report(.online)
         let seen = await collect(events) { deliveredCount($0) == 1 || $0.contains(where: isWaitingForUser) }
         #expect(seen.last == .delivered(itemID: id, status: 201))
         #expect(try await server.requests(path: "/notes").map { $0.header("Authorization") } == ["Bearer t2"])

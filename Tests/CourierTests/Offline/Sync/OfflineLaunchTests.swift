@@ -18,7 +18,7 @@ import Testing
 
         // The server down: nothing can leave, so the numbers are exact.
         let second = offlineClient(base, directory: directory)
-        #expect(await second.offline.pendingCount == 20)
+        #expect(try await second.offline.pendingCount == 20)
         let progress = try await second.offline.sync()
         #expect(progress.total == 20 && progress.done == 0, "\(progress)")
         await second.shutdown()
@@ -32,7 +32,7 @@ import Testing
         _ = await collect(events) { deliveredCount($0) == (id == nil ? 20 : 21) }
         let received = try await server.requests(path: "/notes")
         #expect(received.map(\.bodyText) == (0...20).map { #"{"n":\#($0)}"# })
-        #expect(await third.offline.pendingCount == 0)
+        #expect(try await third.offline.pendingCount == 0)
         await third.shutdown()
     }
 
@@ -52,7 +52,7 @@ import Testing
             }
             $0.offline = offline
         }
-        #expect(await api.offline.pendingCount == 0)
+        #expect(try await api.offline.pendingCount == 0)
         _ = try await api.send(noteWrite(1))
         #expect(opens.withLock { $0 } >= 2)   // the first open failed, a later one did not
         await api.shutdown()
@@ -72,7 +72,7 @@ import Testing
         _ = await collect(api.supervisionEvents()) { $0.last.map { if case .gaveUp = $0 { true } else { false } } ?? false }
         // Each returns (before the fix, each waited for an open that never came); what it
         // returns depends on how far the components' stop has got.
-        #expect(await api.offline.pendingCount == 0)
+        #expect(try await api.offline.pendingCount == 0)
         _ = try? await api.send(noteWrite(1))
         _ = try? await api.offline.sync()
         await api.shutdown()

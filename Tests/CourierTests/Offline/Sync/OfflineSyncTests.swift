@@ -57,12 +57,12 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
             ids.append(try #require(id))
         }
         #expect(ids == Array(1...100))
-        #expect(api.connectivity.state == .offline)   // learnt from the first refused connection
-        #expect(await api.offline.pendingCount == 100)
+        #expect(try api.connectivity.state == .offline)   // learnt from the first refused connection
+        #expect(try await api.offline.pendingCount == 100)
         let keys = try await api.offline.items().map(\.idempotencyKey)
 
         try await server.setSwitchable(up: true)
-        api.connectivity.report(.online)
+        try api.connectivity.report(.online)
         let seen = await collect(events) { deliveredCount($0) == 100 }
         #expect(seen.filter { if case .enqueued = $0 { true } else { false } }.count == 100)
 
@@ -71,7 +71,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         #expect(received.map { $0.header("Idempotency-Key") ?? "" } == keys)
         #expect(Set(keys).count == 100)
         #expect(try await api.offline.items().isEmpty)
-        #expect(await api.offline.pendingCount == 0)
+        #expect(try await api.offline.pendingCount == 0)
         await api.shutdown()
     }
 
@@ -102,7 +102,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         try await server.script("/notes", method: "POST", [.json(201, "{}")])
         let directory = try temporaryDirectory()
         let first = offlineClient(server.baseURL, directory: directory)
-        first.connectivity.report(.offline)
+        try first.connectivity.report(.offline)
         _ = try await settledConnectivity(first)
         let ids = [try await first.offline.enqueue(noteWrite(1)), try await first.offline.enqueue(noteWrite(2))]
         await first.shutdown()
@@ -130,7 +130,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let down = offlineClient(try await server.switchableURL(up: false))
         let sendError = await #expect(throws: NetworkError.self) { try await down.send(own) }
         guard case .noConnection? = sendError else { Issue.record("got \(String(describing: sendError))"); return }
-        #expect(await down.offline.pendingCount == 0)
+        #expect(try await down.offline.pendingCount == 0)
         await down.shutdown()
         let enqueueError = await #expect(throws: NetworkError.self) { try await api.offline.enqueue(own) }
         guard case .invalidRequest? = enqueueError else { Issue.record("got \(String(describing: enqueueError))"); return }
@@ -145,11 +145,11 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let api = offlineClient(server.baseURL)
         _ = try await api.send(noteWrite(1))
         #expect(try await settledConnectivity(api) == .online)
-        #expect(api.connectivity.state == .online)
+        #expect(try api.connectivity.state == .online)
         let down = offlineClient(try await server.switchableURL(up: false))
         let error = await #expect(throws: NetworkError.self) { try await down.send(Endpoint<EmptyResponse>(path: "notes", options: RequestOptions(offline: .queueWhenOffline))) }
         guard case .noConnection? = error else { Issue.record("got \(String(describing: error))"); return }
-        #expect(await down.offline.pendingCount == 0)
+        #expect(try await down.offline.pendingCount == 0)
         await api.shutdown()
         await down.shutdown()
     }
@@ -162,12 +162,12 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let api = offlineClient(server.baseURL, clock: SystemTimeSource())
         let events = api.offline.events()
         let progress = api.offline.progress()
-        api.connectivity.report(.offline)
+        try api.connectivity.report(.offline)
         _ = try await settledConnectivity(api)
         for n in 0..<10 { _ = try await api.offline.enqueue(noteWrite(n)) }
-        api.connectivity.report(.online)
+        try api.connectivity.report(.online)
         let before = deliveredCount(await collect(events) { deliveredCount($0) == 3 })
-        api.connectivity.report(.offline)
+        try api.connectivity.report(.offline)
         // Until the drain that was stopped has ended. The deliveries so far may span drains (one
         // started by the enqueues may run once the monitor is online, and be stopped by the
         // `offline` the coordinator learns late), so the ended drains must account for them all.
@@ -175,15 +175,15 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
             seen.last?.isFinished == true && seen.filter(\.isFinished).map(\.done).reduce(0, +) >= before
         }
         #expect(drains.filter(\.isFinished).map(\.done).reduce(0, +) < 10)
-        #expect(await api.offline.pendingCount > 0)
+        #expect(try await api.offline.pendingCount > 0)
 
         // The replay the stop cut may still be in progress at the server, which answers this once
         // none is: the resumed drain then gets its remembered answer (a resend while it is in
         // progress is answered 409: keyInProgressAfterStop).
         _ = try await server.idempotencyKeys()
-        api.connectivity.report(.online)
+        try api.connectivity.report(.online)
         _ = await collect(events) { deliveredCount($0) == 10 - before }
-        #expect(await api.offline.pendingCount == 0)
+        #expect(try await api.offline.pendingCount == 0)
         var keysByBody: [String: Set<String>] = [:]
         for request in try await server.requests(path: "/notes") {
             keysByBody[request.bodyText, default: []].insert(request.header("Idempotency-Key") ?? "")
@@ -203,15 +203,15 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let api = offlineClient(server.baseURL, clock: clock)
         let events = api.offline.events()
         let progress = api.offline.progress()
-        api.connectivity.report(.offline)
+        try api.connectivity.report(.offline)
         _ = try await settledConnectivity(api)
         let id = try await api.offline.enqueue(noteWrite(1))
-        api.connectivity.report(.online)
+        try api.connectivity.report(.online)
         _ = try await server.waitForRequests(path: "/notes", count: 1)
-        api.connectivity.report(.offline)   // the drain gives the replay up; the server goes on with it
+        try api.connectivity.report(.offline)   // the drain gives the replay up; the server goes on with it
         _ = await collect(progress) { $0.last?.isFinished == true && $0.last?.failed == 1 }
 
-        api.connectivity.report(.online)   // the resumed drain sends the same key again
+        try api.connectivity.report(.online)   // the resumed drain sends the same key again
         // Any outcome ends the wait, so a resend that arrived too late fails the test instead of
         // hanging it.
         let seen = await collect(events) { seen in
@@ -414,10 +414,10 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let api = offlineClient(server.baseURL, clock: clock, debounce: .seconds(1))
         let changes = api.connectivity.events()
         let progress = api.offline.progress()
-        api.connectivity.report(.offline)
+        try api.connectivity.report(.offline)
         for n in 0..<5 { _ = try await api.offline.enqueue(noteWrite(n)) }
-        for flap in 0..<50 { api.connectivity.report(flap.isMultiple(of: 2) ? .online : .offline) }
-        api.connectivity.report(.online)
+        for flap in 0..<50 { try api.connectivity.report(flap.isMultiple(of: 2) ? .online : .offline) }
+        try api.connectivity.report(.online)
         // Every report handled (the monitor answers in order) and the debounce timer armed (it
         // sleeps in a task of its own, beside the sync timer), then the debounce passes.
         _ = try await settledConnectivity(api)
@@ -463,16 +463,16 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         // under an enqueue: only the syncNow calls below drain. (Over the libcurl transport a
         // drain started by the first enqueues reached the tenth settle, and restarted the queue,
         // before the last enqueue was answered.)
-        api.connectivity.report(.offline)
+        try api.connectivity.report(.offline)
         #expect(try await settledConnectivity(api) == .offline)
         for n in 0..<40 { _ = try await api.offline.enqueue(noteWrite(n)) }
         var rounds = 0
-        while await api.offline.pendingCount > 0, rounds < 20 {
+        while try await api.offline.pendingCount > 0, rounds < 20 {
             rounds += 1
             do { _ = try await api.offline.sync() } catch { continue }   // a restart may answer componentRestarted
         }
         #expect(settles.withLock { $0 } >= 25 && finishes.withLock { $0 } >= 1)   // every fault happened
-        #expect(await api.offline.pendingCount == 0)
+        #expect(try await api.offline.pendingCount == 0)
         #expect(try await api.offline.items().isEmpty)
         let received = try await server.requests(path: "/notes")
         var keysByBody: [String: Set<String>] = [:]
