@@ -97,7 +97,7 @@ struct CacheStorage<Key: Hashable & Sendable>: Sendable {
         index[key].map { slots[$0].entry }
     }
 
-    /// The keys, most recently used first (for tests).
+    /// The keys, most recently used first: the order eviction takes them in, reversed.
     var keysByRecency: [Key] {
         var keys: [Key] = []
         var slot = newest

@@ -187,7 +187,7 @@ struct ClientComponents: Sendable {
         let clock = configuration.clock
         let queueEnvironment = OfflineQueue.Environment(
             path: settings.storageFile?.path ?? ":memory:", limits: settings.limits, clock: clock, events: offline.offlineEvents,
-            waiting: queue.waiting, loaded: queue.loaded, fault: settings.queueFault)
+            waiting: queue.waiting, loaded: queue.loaded, storage: settings.storage)
         let coordinatorEnvironment = SyncCoordinator.Environment(
             mailbox: coordinator, queue: queue, send: replay, identity: identity, resolver: settings.conflicts, connectivity: offline.connectivity,
             progress: offline.syncProgress, running: offline.running, fault: settings.coordinatorFault)

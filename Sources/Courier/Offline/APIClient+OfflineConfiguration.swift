@@ -70,8 +70,9 @@ extension APIClient.Configuration {
         /// What happens to a replay answered 409 or 412. Default ``ConflictResolver/manual``:
         /// parked for the app, never dropped.
         public var conflicts: ConflictResolver
-        /// For fault tests (not public): makes the queue or the coordinator fail on chosen messages.
-        var queueFault: (@Sendable (OfflineQueue.Message) -> (any Error)?)?
+        /// Where the queue's items are stored: SQLite, at ``storageFile`` or in memory.
+        var storage: any OfflineStorage = SQLiteOfflineStorage()
+        /// For fault tests (not public): makes the coordinator fail on chosen messages.
         var coordinatorFault: (@Sendable (SyncCoordinator.Message) -> (any Error)?)?
 
         /// Creates offline-queue settings; the defaults are memory only, 1000 items, 3 attempts,

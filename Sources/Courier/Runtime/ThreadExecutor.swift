@@ -61,7 +61,7 @@ package final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
         return Unmanaged<NameBox>.fromOpaque(name).takeUnretainedValue().name
     }
 
-    /// Opens once the thread has ended (for tests: a released executor's thread ends).
+    /// Opens once the thread has ended: a released executor's thread ends after its last job.
     package var ended: Latch { queue.ended }
 }
 

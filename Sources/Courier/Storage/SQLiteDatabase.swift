@@ -24,6 +24,9 @@ final class SQLiteDatabase {
         }
         /// The file is damaged or is not a database.
         var isCorruption: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
+        /// The connection can no longer be trusted (an I/O error, a damaged file): its owner
+        /// fails, and its next instance opens the file again.
+        var isUnusable: Bool { isCorruption || code & 0xFF == SQLITE_IOERR }
     }
 
     /// What opening found: a usable database, and the path a corrupt file was moved to, if any.

@@ -69,7 +69,8 @@ private actor OnThread {
         var environment = OfflineQueue.Environment(
             path: ":memory:", limits: OfflineLimits(maxAttempts: 3, expiry: .seconds(3600), backoff: .constant(.seconds(1)), maxItems: 100),
             clock: ManualClock(), events: EventBroadcaster(), waiting: handle.waiting, loaded: handle.loaded)
-        environment.fault = { _ in
+        // Each storage step records its thread: the open (with its recovery) and the enqueue's insert.
+        environment.storage = FaultyOfflineStorage { _ in
             let name = currentThreadName()
             names.withLock { $0.append(name) }
             return nil
@@ -80,7 +81,8 @@ private actor OnThread {
         queue = nil
         _ = try await handle.enqueue(write(1), requiresAuth: true)
         _ = try await handle.items()
-        #expect(names.withLock { $0 } == ["courier.queue", "courier.queue"])
+        let steps = names.withLock { $0 }
+        #expect(steps.count >= 2 && Set(steps) == ["courier.queue"])
         mailbox.close()
         _ = await task.result
         #expect(await ended.wait(atMost: .seconds(60), clock: SystemTimeSource()))

@@ -31,9 +31,9 @@ enum SimulationStep: Sendable, CustomStringConvertible {
     case advance(seconds: Int)
     /// `client.offline.sync()`.
     case sync
-    /// The process dies after its queue handled `afterQueueMessages` more messages, while
+    /// The process dies after its queue took `afterStorageSteps` more storage steps, while
     /// `writes` writes and a sync are under way; a new process opens the same files.
-    case kill(afterQueueMessages: Int, writes: Int)
+    case kill(afterStorageSteps: Int, writes: Int)
 
     var description: String {
         switch self {
@@ -70,7 +70,7 @@ enum SimulationStep: Sendable, CustomStringConvertible {
             (2, { .revokeTokens }),
             (10, { .advance(seconds: [1, 5, 11, 30, 61][below(5)]) }),
             (6, { .sync }),
-            (4, { .kill(afterQueueMessages: below(8), writes: below(4)) }),
+            (4, { .kill(afterStorageSteps: below(8), writes: below(4)) }),
         ]
         let total = weighted.map(\.weight).reduce(0, +)
         return (0..<length).map { _ in
@@ -184,7 +184,7 @@ final class FaultSimulation {
         var offline = APIClient.Configuration.Offline(
             storageFile: directory.appendingPathComponent("offline.sqlite"), maxAttempts: 3,
             retryBackoff: .constant(.seconds(10)), drainInterval: .seconds(60), conflicts: .manual)
-        offline.queueFault = { _ in faults.fault(.queue, generation: generation) }
+        offline.storage = FaultyOfflineStorage { _ in faults.fault(.queue, generation: generation) }
         offline.coordinatorFault = { _ in faults.fault(.coordinator, generation: generation) }
         configuration.offline = offline
         let api = APIClient(configuration: configuration)
@@ -239,11 +239,11 @@ final class FaultSimulation {
             clock.advance(by: .seconds(seconds))
         case .sync:
             _ = await bounded("sync") { try? await api.offline.sync() }
-        case .kill(let messages, let count):
+        case .kill(let steps, let count):
             // Writes and a sync under way when the process dies: once it is dead nothing waits
             // for them (a dead process's calls have no caller); the shutdown that stands for
             // the end of its memory must answer them all.
-            let died = faults.armKill(afterQueueMessages: messages)
+            let died = faults.armKill(afterStorageSteps: steps)
             let numbers = (0..<count).map { _ in newWrite() }
             let patience = self.patience
             let work = Self.startWritesAndSync(numbers, on: api, patience: patience, orUntil: died)

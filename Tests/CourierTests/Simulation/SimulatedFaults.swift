@@ -3,17 +3,17 @@ import Foundation
 @testable import Courier
 
 /// The component faults of one simulation run, shared by every process (client) it starts
-/// through the configuration's fault hooks (`queueFault`, `coordinatorFault`, `caching.fault`).
+/// through the queue's storage double (``FaultyOfflineStorage``) and the configuration's fault
+/// hooks (`coordinatorFault`, `caching.fault`).
 ///
-/// - A **crash** armed for a component makes its next message throw: the supervisor discards
-///   the instance (its held replies answer `componentRestarted`) and starts a new one on the
-///   same mailbox.
-/// - A **kill** armed with a countdown lets the live process's offline queue handle that many
-///   more messages, then the process is dead: from then on every message of its queue,
-///   coordinator and cache throws before it is handled (so nothing more is written to its
-///   files), and its link to the server refuses everything. Since each queue message is at most
-///   one storage step (an enqueue batch's commit happens after its messages; a throw skips it),
-///   the countdown puts the death between any two storage steps.
+/// - A **crash** armed for a component makes its next message (the queue: its next storage
+///   step, an I/O error) throw: the supervisor discards the instance (its held replies answer
+///   `componentRestarted`) and starts a new one on the same mailbox.
+/// - A **kill** armed with a countdown lets the live process's offline queue take that many
+///   more storage steps, then the process is dead: from then on every storage step of its
+///   queue and every message of its coordinator and cache throws (so nothing more is written
+///   to its files), and its link to the server refuses everything. The countdown counts
+///   storage steps, so it puts the death between any two of them.
 final class SimulatedFaults: Sendable {
     enum Target: String, Sendable, CaseIterable {
         case queue, coordinator, cache
@@ -41,11 +41,11 @@ final class SimulatedFaults: Sendable {
         state.withLock { $0.crashes[target, default: 0] += times }
     }
 
-    /// The live process dies after its queue handled `messages` more messages; the latch
+    /// The live process dies after its queue took `steps` more storage steps; the latch
     /// opens when it does (or at ``kill(_:)``).
-    func armKill(afterQueueMessages messages: Int) -> Latch {
+    func armKill(afterStorageSteps steps: Int) -> Latch {
         state.withLock {
-            $0.killCountdown = messages
+            $0.killCountdown = steps
             $0.died = Latch()
             return $0.died
         }

@@ -20,6 +20,10 @@ import Foundation
 /// It runs on a thread of its own (``ThreadExecutor``), not on the cooperative pool: its SQLite
 /// statements, their `fsync`s, and a wait for a file another process holds block only that
 /// thread (and this queue's callers, who wait for their answers without holding a thread).
+///
+/// A storage error is answered (`storageFailed`) and published, except one that leaves the
+/// store untrustworthy (an I/O error, a damaged file: ``SQLiteDatabase/Failure/isUnusable``):
+/// then the queue fails, and its next instance opens the store again and rebuilds from it.
 actor OfflineQueue: Component {
     /// The messages the offline queue understands: its whole API.
     enum Message: Sendable {
@@ -60,14 +64,14 @@ actor OfflineQueue: Component {
         let waiting: LatestValue<Int>
         /// Opened after the first open of the store (``Handle/loaded``).
         let loaded: Latch
-        /// For fault tests: makes the queue fail on chosen messages.
-        var fault: (@Sendable (Message) -> (any Error)?)?
+        /// Where the items are stored.
+        var storage: any OfflineStorage = SQLiteOfflineStorage()
     }
 
     private let environment: Environment
     /// This instance's thread: a restarted instance gets its own, and this one's ends with it.
     private let executor = ThreadExecutor(name: "courier.queue")
-    private var store: OfflineStore?
+    private var store: (any OfflineItemStore)?
     /// The last failed open and when it happened.
     private var openFailure: (NetworkError, Duration)?
     private var items: [Int64: OfflineItem] = [:]
@@ -96,8 +100,7 @@ actor OfflineQueue: Component {
     isolated deinit {}
 
     func handle(_ message: consuming Message) throws {
-        if let fault = environment.fault?(message) { throw fault }
-        if let failure = openIfNeeded() {
+        if let failure = try openIfNeeded() {
             reject(message, with: failure)
             return
         }
@@ -123,31 +126,31 @@ actor OfflineQueue: Component {
             item.keyMayBeInProgress = write.keyMayBeInProgress
             staged.append((item, reply))
         case .items(let reply):
-            expireAll(now: now)
+            try expireAll(now: now)
             reply.succeed(order[head...].compactMap { items[$0] })
         case .retry(let id, let reply):
             guard let item = items[id], item.state != .sending else {
                 reply.fail(Self.noSuchItem(id))
                 return
             }
-            reply.resume(with: save(item.retried(now: now, expiry: environment.limits.expiry), event: nil))
+            reply.resume(with: try save(item.retried(now: now, expiry: environment.limits.expiry), event: nil))
         case .remove(let id, let reply):
             guard items[id] != nil else {
                 reply.fail(Self.noSuchItem(id))
                 return
             }
-            reply.resume(with: apply([(id, OfflineItemChange(item: nil, event: .removed(itemID: id)))]))
+            reply.resume(with: try apply([(id, OfflineItemChange(item: nil, event: .removed(itemID: id)))]))
         case .clear(let reply):
             let all = order[head...].filter { items[$0] != nil }
-            reply.resume(with: apply(all.map { ($0, OfflineItemChange(item: nil, event: .removed(itemID: $0))) }))
+            reply.resume(with: try apply(all.map { ($0, OfflineItemChange(item: nil, event: .removed(itemID: $0))) }))
         case .resolve(let id, let resolution, let reply):
             guard let item = items[id], item.state == .conflict, resolution != .manual else {
                 reply.fail(NetworkError.invalidRequest("offline item \(id) has no conflict to resolve that way"))
                 return
             }
-            reply.resume(with: apply([(id, item.resolved(by: resolution))]))
+            reply.resume(with: try apply([(id, item.resolved(by: resolution))]))
         case .claim(let limit, let identity, let reply):
-            reply.resume(with: claim(limit: limit, identity: identity, now: now))
+            reply.resume(with: try claim(limit: limit, identity: identity, now: now))
         case .open:
             break
         case .delivered(let id, let status):
@@ -169,19 +172,22 @@ actor OfflineQueue: Component {
                 changes.append((id, change))
                 states.append(change.item?.state)
             }
-            reply.resume(with: apply(changes).map { states })
+            reply.resume(with: try apply(changes).map { states })
         }
     }
 
     /// Stores this batch's enqueues in one transaction, then answers their callers; deletes its
     /// deliveries in another.
-    package func batchHandled() {
-        if !deliveries.isEmpty { _ = apply([]) }
+    package func batchHandled() throws {
+        if !deliveries.isEmpty { _ = try apply([]) }
         guard !staged.isEmpty, let store else { return }
         let batch = staged
         staged = []
         do {
             try store.insert(batch.map(\.item))
+        } catch let failure as SQLiteDatabase.Failure where failure.isUnusable {
+            // Their replies, released with this instance, answer `componentRestarted`.
+            throw failure
         } catch {
             for (_, reply) in batch { reply.fail(NetworkError.storageFailed("the write could not be stored: \(error)")) }
             environment.events.publish(.storageFailed("\(error)"))
@@ -206,12 +212,12 @@ actor OfflineQueue: Component {
     /// open, else why it cannot be. A failed open is tried again by the first message a second or
     /// more later: messages in between get the same answer at once, instead of each waiting out
     /// SQLite's busy timeout on a file another client holds.
-    private func openIfNeeded() -> NetworkError? {
+    private func openIfNeeded() throws -> NetworkError? {
         guard store == nil else { return nil }
         let now = environment.clock.now
         if let (failure, at) = openFailure, now - at < .seconds(1) { return failure }
         do {
-            let opened = try OfflineStore.open(path: environment.path)
+            let opened = try environment.storage.open(path: environment.path)
             if let recovery = opened.recovery {
                 environment.events.publish(.recovered(salvaged: recovery.salvaged, lost: recovery.lost, movedTo: recovery.movedTo))
             }
@@ -234,6 +240,8 @@ actor OfflineQueue: Component {
             environment.loaded.open()
             openFailure = nil
             return nil
+        } catch let failure as SQLiteDatabase.Failure where failure.isUnusable {
+            throw failure
         } catch {
             let failure = NetworkError.storageFailed("the offline queue's database could not be opened: \(error)")
             environment.events.publish(.storageFailed("\(failure)"))
@@ -262,12 +270,14 @@ actor OfflineQueue: Component {
     /// deliveries' first: they came first). Deliveries whose delete failed are tried again with
     /// the next write (their items already left the queue: a restart before then replays them
     /// under the same key).
-    private func apply(_ changes: [(id: Int64, change: OfflineItemChange)]) -> Result<Void, any Error> {
+    private func apply(_ changes: [(id: Int64, change: OfflineItemChange)]) throws -> Result<Void, any Error> {
         guard let store else { return .failure(NetworkError.storageFailed("the offline queue is not open")) }
         do {
             try store.write(
                 updating: changes.compactMap(\.change.item),
                 deleting: deliveries.map(\.id) + changes.filter { $0.change.item == nil }.map(\.id))
+        } catch let failure as SQLiteDatabase.Failure where failure.isUnusable {
+            throw failure
         } catch {
             environment.events.publish(.storageFailed("\(error)"))
             return .failure(NetworkError.storageFailed("the offline queue could not be written: \(error)"))
@@ -288,8 +298,8 @@ actor OfflineQueue: Component {
         return .success(())
     }
 
-    private func save(_ item: OfflineItem, event: OfflineEvent?) -> Result<Void, any Error> {
-        apply([(item.id, OfflineItemChange(item: item, event: event))])
+    private func save(_ item: OfflineItem, event: OfflineEvent?) throws -> Result<Void, any Error> {
+        try apply([(item.id, OfflineItemChange(item: item, event: event))])
     }
 
     // MARK: Order
@@ -300,7 +310,7 @@ actor OfflineQueue: Component {
     /// credentials; one of `identity`'s waiting for it is claimed in its turn). A waiting item
     /// whose backoff is not over holds back the ones after it (writes are replayed in the order
     /// they were made); dead, conflicting, expired items and another user's do not.
-    private func claim(limit: Int, identity: String?, now: Date) -> Result<[OfflineItem], any Error> {
+    private func claim(limit: Int, identity: String?, now: Date) throws -> Result<[OfflineItem], any Error> {
         while head < order.count, items[order[head]] == nil { head += 1 }
         if head > 1024, head * 2 > order.count {
             order.removeFirst(head)
@@ -323,7 +333,7 @@ actor OfflineQueue: Component {
             guard item.isDue(at: now) else { break }
             claimed.append(item.claimed())
         }
-        if !changes.isEmpty, case .failure(let error) = apply(changes) { return .failure(error) }
+        if !changes.isEmpty, case .failure(let error) = try apply(changes) { return .failure(error) }
         let waitingBefore = waitingCount
         for item in claimed {
             if items[item.id]?.state == .waitingForUser { waitingCount += 1 }   // its user is back
@@ -334,9 +344,9 @@ actor OfflineQueue: Component {
     }
 
     /// Marks every waiting item past its expiry as expired.
-    private func expireAll(now: Date) {
+    private func expireAll(now: Date) throws {
         let changes = order[head...].compactMap { id in items[id]?.expiring(now: now).map { (id, $0) } }
-        if !changes.isEmpty { _ = apply(changes) }
+        if !changes.isEmpty { _ = try apply(changes) }
     }
 
     private static func noSuchItem(_ id: Int64) -> NetworkError {

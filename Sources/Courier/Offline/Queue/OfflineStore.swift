@@ -3,7 +3,7 @@ import Foundation
 /// The offline queue's durable storage: one row per item in a SQLite database
 /// (``SQLiteDatabase``: WAL, `synchronous=FULL`), so a write that was stored survives the
 /// process being killed. Owned by one ``OfflineQueue`` instance and used from its actor only.
-final class OfflineStore {
+final class OfflineStore: OfflineItemStore {
     private let database: SQLiteDatabase
     /// The id file beside the database (`nil` in memory), and the highest id it reserves.
     private let reservation: IDReservation?
@@ -31,7 +31,7 @@ final class OfflineStore {
     /// What opening found: the store, its items, the largest id ever given to an item (new ones
     /// go above it), and what recovering a damaged file did, if it had to.
     struct Opened {
-        let store: OfflineStore
+        let store: any OfflineItemStore
         let items: [OfflineItem]
         let lastID: Int64
         let recovery: OfflineStoreRecovery?

@@ -21,14 +21,15 @@ import Testing
         let transport = InMemoryTransport(always: HTTPResponse(
             status: 200, headers: ["Content-Type": "application/json", "Cache-Control": "max-age=3600"], body: body))
         // A slow disk: each message's storage work takes 20 ms more, on the component's own
-        // thread (a sleep in the fault hook, which `handle` calls first).
+        // thread (a sleep in the cache's fault hook, which `handle` calls first, and in each of
+        // the queue's storage steps).
         let slowDisk: @Sendable () -> Void = { if slow.withLock({ $0 }) { usleep(20_000) } }
         return client(URL(string: "https://api.example.com")!, transport: transport) {
             $0.connectivity = .init(debounce: .zero, watchesLink: false)
             $0.caching = .init(storageFile: cacheFile)
             $0.caching?.fault = { _ in slowDisk(); return nil }
             var offline = APIClient.Configuration.Offline(storageFile: queueFile)
-            offline.queueFault = { _ in slowDisk(); return nil }
+            offline.storage = FaultyOfflineStorage { _ in slowDisk(); return nil }
             $0.offline = offline
         }
     }

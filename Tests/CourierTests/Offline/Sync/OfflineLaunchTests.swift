@@ -46,8 +46,9 @@ import Testing
             $0.restarts = restarts
             $0.connectivity = .init(debounce: .zero, watchesLink: false)
             var offline = APIClient.Configuration.Offline(storageFile: try? temporaryDirectory().appendingPathComponent("offline.sqlite"))
-            offline.queueFault = { message in
-                guard case .open = message else { return nil }
+            // The store's first open fails as a failing disk does: the queue fails and restarts.
+            offline.storage = FaultyOfflineStorage { step in
+                guard step == .open else { return nil }
                 return opens.withLock { $0 += 1; return $0 } == 1 ? InjectedFailure(label: "queue") : nil
             }
             $0.offline = offline
@@ -66,7 +67,7 @@ import Testing
             $0.restarts = restarts
             $0.connectivity = .init(debounce: .zero, watchesLink: false)
             var offline = APIClient.Configuration.Offline(storageFile: try? temporaryDirectory().appendingPathComponent("offline.sqlite"))
-            offline.queueFault = { _ in InjectedFailure(label: "queue") }   // every message: it never opens
+            offline.storage = FaultyOfflineStorage { _ in InjectedFailure(label: "queue") }   // it never opens
             $0.offline = offline
         }
         _ = await collect(api.supervisionEvents()) { $0.last.map { if case .gaveUp = $0 { true } else { false } } ?? false }

@@ -445,12 +445,9 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         // Restarts wait on the system clock (a short backoff), and five are allowed.
         let restarts = RestartPolicy(maxRestarts: 5, period: .seconds(60), initialDelay: .milliseconds(1), maximumDelay: .milliseconds(10))
         let api = offlineClient(server.baseURL, directory: try temporaryDirectory(), clock: SystemTimeSource(), restarts: restarts) {
-            $0.queueFault = { message in
-                // Every verdict: a delivery's tell, or any other's ask.
-                switch message {
-                case .settle, .delivered: break
-                default: return nil
-                }
+            $0.storage = FaultyOfflineStorage { step in
+                // Every write of verdicts: deliveries' deletes, or any other's update.
+                guard step == .write else { return nil }
                 let count = settles.withLock { $0 += 1; return $0 }
                 return count == 10 || count == 25 ? InjectedFailure(label: "queue") : nil
             }
