@@ -25,6 +25,9 @@ struct ScriptedResponse: Sendable, Encodable {
     var delay: Double? = nil
     /// Never respond; the server records a disconnect event when the client goes away.
     var hold: Bool? = nil
+    /// Respond only once ``ScriptedServer/release(path:)`` was called on the path after this
+    /// response began.
+    var afterRelease: Bool? = nil
     /// A body sent in separate writes (see ``StreamSpec``).
     var stream: StreamSpec? = nil
     /// An event stream sent in pieces (see ``EventStreamSpec``).
@@ -46,7 +49,7 @@ struct ScriptedResponse: Sendable, Encodable {
     var otherwise: [ScriptedResponse]? = nil
 
     private enum CodingKeys: String, CodingKey {
-        case status, headers, body, bodySize, delay, hold, stream, events, echo, trickle, headerList, chunked, whenHeader, otherwise
+        case status, headers, body, bodySize, delay, hold, afterRelease, stream, events, echo, trickle, headerList, chunked, whenHeader, otherwise
         case bodyData = "bodyBase64"
     }
 
@@ -109,6 +112,11 @@ struct ScriptedResponse: Sendable, Encodable {
         _ seconds: Double, status: Int = 200, body: String? = nil, headers: [String: String]? = nil
     ) -> ScriptedResponse {
         ScriptedResponse(status: status, headers: headers, body: body, delay: seconds)
+    }
+
+    /// A response sent only once the test calls ``ScriptedServer/release(path:)`` on its path.
+    static func afterRelease(status: Int = 200, body: String? = nil) -> ScriptedResponse {
+        ScriptedResponse(status: status, body: body, afterRelease: true)
     }
 
     /// A 200 whose `size`-byte body arrives one byte every `interval` seconds: never idle for
@@ -307,7 +315,8 @@ final class ScriptedServer: Sendable {
     }
 
     /// Clears all scripts, recorded requests, disconnect events and idempotency state.
-    /// Lets a gated ``StreamSpec`` response on `path` send its next chunk.
+    /// Lets a gated ``StreamSpec`` response on `path` send its next chunk, or an
+    /// ``ScriptedResponse/afterRelease(status:body:)`` response answer.
     func release(path: String) async throws {
         _ = try await control("POST", "release", query: [URLQueryItem(name: "path", value: path)])
     }

@@ -331,8 +331,8 @@ import Testing
     @Test("a key in progress answers 409; a 503 or a response never sent is not remembered")
     func idempotencyInProgressAndUnsent() async throws {
         try await withScriptedServer { server in
-            // Long enough that the second request arrives while the first is in progress, even under TSan.
-            try await server.script("/slow", [.delayed(5, body: "slow")])
+            // The first is in progress until the test releases it, however slow the machine.
+            try await server.script("/slow", [.afterRelease(body: "slow")])
             try await server.script("/held", [.hold, .text(200, "done")])
             let client = Client()
 
@@ -343,6 +343,7 @@ import Testing
             #expect(conflict.statusCode == 409)
             let json = try JSONSerialization.jsonObject(with: conflictBody) as? [String: String]
             #expect(json == ["message": "request with this key in progress", "code": "idempotency_in_progress"])
+            try await server.release(path: "/slow")
             #expect(try await first.value.1.statusCode == 200)
             #expect(try await client.send(.post(slow, key: "busy")).1
                 .value(forHTTPHeaderField: "Idempotent-Replayed") == "true")

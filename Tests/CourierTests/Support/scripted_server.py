@@ -27,6 +27,9 @@ Control API (control requests are never recorded):
        "bodyBase64": "...",            # optional
        "bodySize": N,                  # optional: N bytes of 'x'
        "delay": 0.5,                   # optional: seconds to sleep first
+       "afterRelease": true,           # optional: answer only once ``release``
+                                       #   was called on the path (after this
+                                       #   response began)
        "hold": true,                   # optional: never answer; record a
                                        #   disconnect event when the client
                                        #   goes away
@@ -559,6 +562,10 @@ class Handler(BaseHTTPRequestHandler):
         delay = float(spec.get("delay") or 0)
         if delay > 0:
             self.pause(delay)
+        if spec.get("afterRelease"):
+            with STATE.cond:
+                base = STATE.gates.get(route, 0)
+                STATE.cond.wait_for(lambda: STATE.gates.get(route, 0) > base, timeout=60)
 
         if spec.get("hold"):
             self.hold_until_disconnect(route)
