@@ -6,19 +6,22 @@ import Foundation
 /// ``NetworkError/componentUnavailable(_:)`` named `"cache"`, and every event stream finishes at
 /// once (the rule of every optional group; see ``APIClient``).
 public struct ClientCache: Sendable {
-    let client: APIClient
+    let handle: Cache.Handle?
+    let events: EventBroadcaster<CacheEvent>
+    /// Builds the URLs invalidations name, as the client's calls do.
+    let requests: RequestBuilder
 
     /// Forgets the stored responses of `endpoint`'s URL (every identity's).
     public func invalidate<Value>(_ endpoint: Endpoint<Value>) throws(NetworkError) {
         let cache = try cache()
-        cache.forget(.invalidate(url: try client.makeRequest(endpoint.untyped).url.absoluteString))
+        cache.forget(.invalidate(url: try requests.url(for: endpoint.untyped).absoluteString))
     }
 
     /// Forgets the stored responses of every URL under `path` (e.g. `"v1/users"` forgets
     /// `/v1/users`, `/v1/users/42`, `/v1/users?page=2`).
     public func invalidate(under path: String) throws(NetworkError) {
         let cache = try cache()
-        let url = try client.makeRequest(Endpoint<EmptyResponse>(path: path).untyped).url.absoluteString
+        let url = try requests.url(for: Endpoint<EmptyResponse>(path: path).untyped).absoluteString
         cache.forget(.invalidatePrefix(url))
     }
 
@@ -46,13 +49,13 @@ public struct ClientCache: Sendable {
 
     /// Every cache storage event from now on (a corrupt database moved aside, a storage
     /// failure); a subscriber that falls behind keeps the newest `buffer` events.
-    public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<CacheEvent> {
-        guard client.components.cache != nil else { return ClientGroup.finished() }
-        return client.components.cacheEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+    public func events(buffer: Int = ClientGroup.eventBuffer) -> AsyncStream<CacheEvent> {
+        guard handle != nil else { return ClientGroup.finished() }
+        return events.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     private func cache() throws(NetworkError) -> Cache.Handle {
-        guard let cache = client.components.cache else { throw ClientGroup.cache.unavailable }
+        guard let cache = handle else { throw ClientGroup.cache.unavailable }
         return cache
     }
 }

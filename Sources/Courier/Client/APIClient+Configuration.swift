@@ -1,5 +1,10 @@
 import Foundation
 
+extension APIClient.Configuration {
+    /// Where GraphQL operations go and how they are sent (``GraphQLConfiguration``).
+    public typealias GraphQL = GraphQLConfiguration
+}
+
 extension APIClient {
     /// The client's settings, grouped by concern, each with a documented default. Only
     /// ``baseURL`` is required.

@@ -54,6 +54,7 @@ extension APIClient {
             if !request.headers.contains("Cache-Control") { request.headers.add(name: "Cache-Control", value: "no-cache") }
             return request
         }
-        return ServerSentEvents(client: self, request: request, options: options, settings: settings)
+        return ServerSentEvents(
+            call: StreamedCall(chain: components.chain), clock: configuration.clock, request: request, options: options, settings: settings)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 extension APIClient {
     /// The default ``bytes(for:stallTimeout:maxBytes:)`` stall timeout: the longest wait for
     /// the next body bytes.
-    public static let defaultStallTimeout: Duration = .seconds(60)
+    public static let defaultStallTimeout: Duration = StreamedCall.defaultStallTimeout
 
     /// Sends `endpoint` and returns the response at the end of its head, with its body to read
     /// as it arrives.
@@ -34,31 +34,7 @@ extension APIClient {
         for request: HTTPRequest, options: RequestOptions = RequestOptions(),
         stallTimeout: Duration = APIClient.defaultStallTimeout, maxBytes: Int = .max
     ) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
-        try await bytes(for: request, options: options, settings: CallSettings(), stallTimeout: stallTimeout, maxBytes: maxBytes)
-    }
-
-    /// ``bytes(for:options:stallTimeout:maxBytes:)`` with what Courier's own calls add (a
-    /// GraphQL subscription's credential check).
-    func bytes(
-        for request: HTTPRequest, options: RequestOptions, settings: CallSettings, stallTimeout: Duration, maxBytes: Int
-    ) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
-        guard stallTimeout > .zero, maxBytes >= 0 else {
-            throw .invalidRequest("a stream needs a positive stall timeout and a size limit of 0 or more")
-        }
-        var settings = settings
-        settings.stream = StreamSettings(stallTimeout: stallTimeout, maxBytes: maxBytes)
-        var response = try await components.chain.send(request, options: options, settings: settings)
-        if let error = NetworkError(response: response) {
-            response.streamedBody?.cancel()
-            throw error
-        }
-        // (An interceptor's response, without a stream: its body as one chunk.)
-        var body = response.takeBody()
-        if let progress = options.downloadProgress {
-            let total = response.headers["Content-Length"].flatMap { Int64($0) }
-            body = body.reportingProgress(to: ProgressReporter(total: total, handler: progress))
-        }
-        return (response, body)
+        try await StreamedCall(chain: components.chain).bytes(for: request, options: options, stallTimeout: stallTimeout, maxBytes: maxBytes)
     }
 
     /// Downloads `endpoint`'s body to `fileURL` and returns the response (its body empty).

@@ -38,27 +38,27 @@ public final class APIClient: Sendable {
     let components: ClientComponents
     private let supervisor: Supervisor
     private let started: Task<Void, Never>
-    /// The base URL checked and split once; every endpoint's URL is built from it.
-    private let base: Result<URLBuilder.Base, NetworkError>
-    private let encoder: JSONEncoder
-    /// A `POST` to the GraphQL endpoint (no headers, no body) and its URL's text, built once.
-    let graphQLPost: Result<(request: HTTPRequest, url: String), NetworkError>
+    /// Builds every endpoint's request against the base URL, checked and split once.
+    private let requests: RequestBuilder
     /// Used by the inlinable ``send(_:)``.
     @usableFromInline let decoder: JSONDecoder
 
     /// Creates a client and starts its components.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        base = Result { () throws(NetworkError) in try URLBuilder.Base(configuration.baseURL) }
-        encoder = configuration.json.makeEncoder()
+        let requests = RequestBuilder(baseURL: configuration.baseURL, encoder: configuration.json.makeEncoder())
+        self.requests = requests
         decoder = configuration.json.makeDecoder()
-        components = ClientComponents(configuration, base: base)
-        graphQLPost = Result { [base] () throws(NetworkError) in
-            let base = try base.get()
-            let settings = configuration.graphQL
-            let url = try base.url(for: Endpoint<Data>(path: settings.path, version: settings.version).untyped)
-            return (HTTPRequest(method: .post, url: url, headers: [:], body: nil, knownOrigin: base.origin), url.absoluteString)
-        }
+        let components = ClientComponents(configuration, base: requests.base)
+        self.components = components
+        session = ClientSession(
+            tokens: components.tokens, events: components.tokenEvents,
+            signedIn: { [coordinator = components.offline?.coordinator] in try? coordinator?.send(.signedIn) },
+            signedOut: { [cache = components.cache] identity in cache?.forget(.dropIdentity(identity)) })
+        cache = ClientCache(handle: components.cache, events: components.cacheEvents, requests: requests)
+        graphQL = ClientGraphQL(chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache)
+        offline = ClientOfflineQueue(offline: components.offline, gate: components.gate, requests: requests)
+        connectivity = ClientConnectivity(offline: components.offline)
         let supervisor = Supervisor(name: "courier", configuration: .init(
             restarts: configuration.restarts, clock: configuration.clock, random: configuration.random))
         self.supervisor = supervisor
@@ -106,7 +106,7 @@ public final class APIClient: Sendable {
     /// try client.url(for: Endpoint<User>(path: "users/42", version: .v1))  // https://api.example.com/v1/users/42
     /// ```
     public func url<Value>(for endpoint: Endpoint<Value>) throws(NetworkError) -> URL {
-        try base.get().url(for: endpoint.untyped)
+        try requests.url(for: endpoint.untyped)
     }
 
     /// Sends `endpoint` and returns the raw final response (status, headers, body), undecoded:
@@ -129,59 +129,32 @@ public final class APIClient: Sendable {
         try await components.chain.send(try makeRequest(endpoint), options: endpoint.options)
     }
 
-    /// Builds the HTTP request of `endpoint`: URL, method, headers, and its body, as bytes
-    /// (JSON, forms, text, small multipart forms) or as a stream (files, multipart forms with
-    /// files), with the body's `Content-Type` unless the endpoint's headers set one.
+    /// Builds the HTTP request of `endpoint` (``RequestBuilder``).
     func makeRequest(_ endpoint: UntypedEndpoint) throws(NetworkError) -> HTTPRequest {
-        let base = try base.get()
-        let url = try base.url(for: endpoint)
-        var body: Data?
-        var bodyStream: HTTPBodyStream?
-        switch try endpoint.body?.encoded(with: encoder) {
-        case .bytes(let data): body = data
-        case .stream(let stream): bodyStream = stream
-        case nil: break
-        }
-        var request = HTTPRequest(method: endpoint.method, url: url, headers: requestHeaders(endpoint), body: body, knownOrigin: base.origin)
-        request.bodyStream = bodyStream
-        return request
-    }
-
-    /// The headers of `endpoint`'s request: its own, plus its body's `Content-Type` and the
-    /// `Accept` its response type reads when it names none, with room for what the pipeline
-    /// adds (User-Agent, Authorization).
-    private func requestHeaders(_ endpoint: UntypedEndpoint) -> HTTPHeaders {
-        var headers = HTTPHeaders(copying: endpoint.headers, extra: 4)
-        if let body = endpoint.body, !headers.contains("Content-Type") {
-            headers.add(name: "Content-Type", value: body.contentType)
-        }
-        if !headers.contains("Accept") {
-            headers.add(name: "Accept", value: endpoint.accept)
-        }
-        return headers
+        try requests.request(for: endpoint)
     }
 
     // MARK: Grouped calls
 
     /// Sign in and out, refresh, the session's state and token events (``ClientSession``).
-    public var session: ClientSession { ClientSession(client: self) }
+    public let session: ClientSession
     /// Invalidate, clear, the cache's counters and storage events (``ClientCache``).
-    public var cache: ClientCache { ClientCache(client: self) }
+    public let cache: ClientCache
     /// GraphQL queries, mutations and subscriptions through the same chain (``ClientGraphQL``).
-    public var graphQL: ClientGraphQL { ClientGraphQL(client: self) }
+    public let graphQL: ClientGraphQL
 
     /// The offline queue: enqueue, items, retry, remove, conflicts, sync, events and progress
     /// (``ClientOfflineQueue``).
-    public var offline: ClientOfflineQueue { ClientOfflineQueue(client: self) }
+    public let offline: ClientOfflineQueue
     /// The connectivity monitor's state, reports and changes (``ClientConnectivity``).
-    public var connectivity: ClientConnectivity { ClientConnectivity(client: self) }
+    public let connectivity: ClientConnectivity
 
     // MARK: Observing
 
     /// How many events every stream the client publishes keeps for a subscriber that falls
     /// behind, unless the subscriber asks for another number: the newest ones are kept, so a
     /// slow or forgotten subscriber cannot grow memory without bound.
-    public static let eventBuffer = 1000
+    public static let eventBuffer = ClientGroup.eventBuffer
 
     /// Every request event from now on (started, attempt, retrying, finished, failed); a
     /// subscriber that falls behind keeps the newest `buffer` events.

@@ -38,7 +38,9 @@ struct ClientComponents: Sendable {
                 shelf: Locked(CacheShelf(storage: CacheStorage(maxEntries: caching.maxEntries, maxBytes: caching.maxBytes))),
                 clock: clock, defaultPolicy: caching.policy, defaultTTL: caching.ttl)
         }
-        let offline = OfflineComponents(configuration)
+        // A monitor when the configuration has connectivity or an offline queue.
+        let offline = configuration.connectivity == nil && configuration.offline == nil ? nil : OfflineComponents(
+            learnsFromRequests: (configuration.connectivity ?? .init()).learnsFromRequests, hasQueue: configuration.offline != nil)
         let settings = ChainSettings(
             baseURL: configuration.baseURL, logger: configuration.logging.logger, redaction: configuration.logging.redaction, clock: clock,
             random: configuration.random, maxResponseBytes: configuration.limits.maxResponseBytes, events: requestEvents)

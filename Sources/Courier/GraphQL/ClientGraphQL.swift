@@ -23,7 +23,22 @@ import Foundation
 /// - Data is decoded with a plain `JSONDecoder` (GraphQL's names are the schema's), not the
 ///   client's ``JSONCoding``.
 public struct ClientGraphQL: Sendable {
-    let client: APIClient
+    let chain: RequestChain
+    let requests: RequestBuilder
+    let configuration: GraphQLConfiguration
+    /// The cache, whose entries for a query's results this group forgets.
+    let cache: Cache.Handle?
+    /// A `POST` to the GraphQL endpoint (no headers, no body) and its URL's text, built once.
+    let post: Result<(request: HTTPRequest, url: String), NetworkError>
+
+    init(chain: RequestChain, requests: RequestBuilder, configuration: GraphQLConfiguration, cache: Cache.Handle?) {
+        (self.chain, self.requests, self.configuration, self.cache) = (chain, requests, configuration, cache)
+        post = Result { () throws(NetworkError) in
+            let base = try requests.base.get()
+            let url = try base.url(for: Endpoint<Data>(path: configuration.path, version: configuration.version).untyped)
+            return (HTTPRequest(method: .post, url: url, headers: [:], body: nil, knownOrigin: base.origin), url.absoluteString)
+        }
+    }
 
     /// Runs `query` and returns its data.
     /// - Throws: ``NetworkError/graphQL(_:)`` when the response has errors (with the partial
@@ -53,14 +68,14 @@ public struct ClientGraphQL: Sendable {
             throw .invalidRequest("\(Operation.operationName) is a subscription: use subscribe(_:headers:options:stallTimeout:maxPartBytes:)")
         }
         let variables = try GraphQLRequestBody.variablesJSON(operation.variables)
-        let persisted = client.configuration.graphQL.persistedQueries
+        let persisted = configuration.persistedQueries
         var sendsDocument = !persisted
         while true {
             let (request, options, settings) = try makeRequest(
                 operation, variables: variables, sendsDocument: sendsDocument, headers: headers, options: options)
             let response: HTTPResponse
             do {
-                response = try await client.components.chain.send(request, options: options, settings: settings)
+                response = try await chain.send(request, options: options, settings: settings)
             } catch {
                 guard let answer = error.response, let errors = GraphQLEnvelope.errors(in: answer.body), !errors.isEmpty else { throw error }
                 if !sendsDocument, errors.contains(where: Self.asksForDocument) { sendsDocument = true; continue }
@@ -68,7 +83,7 @@ public struct ClientGraphQL: Sendable {
             }
             let result = try GraphQLEnvelope.result(Operation.Data.self, from: response, decoder: JSONDecoder())
             if !result.errors.isEmpty, let key = settings.readKey {
-                client.components.cache?.forget(.invalidate(url: key))
+                cache?.forget(.invalidate(url: key))
             }
             if !sendsDocument, result.errors.contains(where: Self.asksForDocument) {
                 sendsDocument = true
@@ -94,7 +109,7 @@ public struct ClientGraphQL: Sendable {
     /// the size of one part.
     public func subscribe<Subscription: GraphQLSubscription>(
         _ subscription: Subscription, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions(),
-        stallTimeout: Duration = APIClient.defaultStallTimeout, maxPartBytes: Int = 1 << 20
+        stallTimeout: Duration = StreamedCall.defaultStallTimeout, maxPartBytes: Int = 1 << 20
     ) -> GraphQLSubscriptionResults<Subscription> {
         GraphQLSubscriptionResults(
             graphQL: self, subscription: subscription, headers: headers, options: options, stallTimeout: stallTimeout,
@@ -109,15 +124,14 @@ public struct ClientGraphQL: Sendable {
         var headers = headers
         if !headers.contains("Accept") { headers["Accept"] = "multipart/mixed;subscriptionSpec=\"1.0\", application/json" }
         let (request, options, settings) = try makeRequest(subscription, variables: variables, sendsDocument: true, headers: headers, options: options)
-        return try await client.bytes(for: request, options: options, settings: settings, stallTimeout: stallTimeout, maxBytes: .max)
+        return try await StreamedCall(chain: chain).bytes(for: request, options: options, settings: settings, stallTimeout: stallTimeout, maxBytes: .max)
     }
 
     /// Forgets every stored result of `query`'s operation, whatever its variables: what a
     /// mutation made stale.
     public func invalidate<Query: GraphQLQuery>(_ query: Query.Type) throws(NetworkError) {
-        let endpoint = try client.makeRequest(Endpoint<Data>(
-            path: client.configuration.graphQL.path, version: client.configuration.graphQL.version).untyped).url.absoluteString
-        client.components.cache?.forget(.invalidatePrefix(Self.readKeyPrefix(endpoint: endpoint, operationName: Query.operationName)))
+        let endpoint = try post.get().url
+        cache?.forget(.invalidatePrefix(Self.readKeyPrefix(endpoint: endpoint, operationName: Query.operationName)))
     }
 
     // MARK: Requests
@@ -127,7 +141,7 @@ public struct ClientGraphQL: Sendable {
     func makeRequest<Operation: GraphQLOperation>(
         _ operation: Operation, variables: Data?, sendsDocument: Bool, headers: HTTPHeaders, options: RequestOptions
     ) throws(NetworkError) -> (HTTPRequest, RequestOptions, CallSettings) {
-        let graphQL = client.configuration.graphQL
+        let graphQL = configuration
         let document = try GraphQLDocument.of(Operation.self)
         let hash = document.hash
         let extensions: [String: JSONValue]? = graphQL.persistedQueries
@@ -146,14 +160,14 @@ public struct ClientGraphQL: Sendable {
             if !document.name.isEmpty { query.append(URLQueryItem(name: "operationName", value: document.name)) }
             if let variables { query.append(URLQueryItem(name: "variables", value: String(decoding: variables, as: UTF8.self))) }
             if let extensions { query.append(URLQueryItem(name: "extensions", value: try Self.json(extensions))) }
-            request = try client.makeRequest(Endpoint<Data>(
+            request = try requests.request(for: Endpoint<Data>(
                 path: graphQL.path, query: query, headers: headers, version: graphQL.version, options: options).untyped)
             // Filed under the operation, like a POSTed query's: so results with errors can be
             // forgotten and `invalidate` finds them (a hash-only and a full GET share an entry).
-            settings.readKey = Self.readKeyPrefix(endpoint: try client.graphQLPost.get().url, operationName: document.name)
+            settings.readKey = Self.readKeyPrefix(endpoint: try post.get().url, operationName: document.name)
                 + "/\(hash)/" + (variables.map { String(decoding: $0, as: UTF8.self) } ?? "")
         } else {
-            var post = try client.graphQLPost.get()
+            var post = try self.post.get()
             var body = Data()
             body.reserveCapacity(document.documentJSON.utf8.count + document.nameJSON.utf8.count + (variables?.count ?? 0) + 64)
             body.append(UInt8(ascii: "{"))

@@ -8,8 +8,13 @@ import Foundation
 ///
 /// Here, beside the error model, rather than in `Client/`, because the error's description reads
 /// it: the groups' names are its vocabulary.
+@usableFromInline
 enum ClientGroup: String, Sendable {
     case session, cache, offline, connectivity
+
+    /// How many events a stream keeps for a subscriber that falls behind, unless it asks for
+    /// another number (``APIClient/eventBuffer``).
+    @usableFromInline static let eventBuffer = 1000
 
     /// The configuration field that gives the client this group's component.
     var configurationField: String {

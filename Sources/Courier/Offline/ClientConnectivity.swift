@@ -7,7 +7,7 @@ import Foundation
 /// named `"connectivity"`, and every event stream finishes at once (the rule of every optional
 /// group; see ``APIClient``).
 public struct ClientConnectivity: Sendable {
-    let client: APIClient
+    let offline: OfflineComponents?
 
     /// The state the monitor last published (``ConnectivityState/unknown`` until its first
     /// conclusion). Read without a message.
@@ -29,13 +29,13 @@ public struct ClientConnectivity: Sendable {
 
     /// Every debounced change from now on (the seed of an "offline" banner); a subscriber that
     /// falls behind keeps the newest `buffer` events.
-    public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<ConnectivityEvent> {
-        guard let offline = client.components.offline else { return ClientGroup.finished() }
+    public func events(buffer: Int = ClientGroup.eventBuffer) -> AsyncStream<ConnectivityEvent> {
+        guard let offline else { return ClientGroup.finished() }
         return offline.connectivityEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     private func components() throws(NetworkError) -> OfflineComponents {
-        guard let offline = client.components.offline else { throw ClientGroup.connectivity.unavailable }
+        guard let offline else { throw ClientGroup.connectivity.unavailable }
         return offline
     }
 }

@@ -8,7 +8,11 @@ import Foundation
 /// ``NetworkError/componentUnavailable(_:)`` named `"offline"`, and every event stream finishes at
 /// once (the rule of every optional group; see ``APIClient``).
 public struct ClientOfflineQueue: Sendable {
-    let client: APIClient
+    let offline: OfflineComponents?
+    /// The chain's gate: an enqueued write is stored as a queued live write is.
+    let gate: OfflineGate?
+    /// Builds an endpoint's request, as the client's calls do.
+    let requests: RequestBuilder
 
     /// Stores `endpoint`'s request without trying to send it now, and returns its id once it is
     /// on disk. It is replayed in order at the next drain, with the endpoint's own timeouts, and
@@ -18,8 +22,8 @@ public struct ClientOfflineQueue: Sendable {
     ///   request that is invalid or carries its own `Authorization` (never stored).
     @discardableResult
     public func enqueue<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Int64 {
-        guard let offline = client.components.offline, let gate = client.components.gate else { throw ClientGroup.offline.unavailable }
-        let request = try client.makeRequest(endpoint.untyped)
+        guard let offline, let gate else { throw ClientGroup.offline.unavailable }
+        let request = try requests.request(for: endpoint.untyped)
         return try await offline.enqueue(await gate.queueable(request, endpoint.options))
     }
 
@@ -39,7 +43,7 @@ public struct ClientOfflineQueue: Sendable {
     /// makes one waiting for its backoff due now.
     public func retry(_ id: Int64) async throws(NetworkError) {
         try await queue().retry(id)
-        try? client.components.offline?.coordinator?.send(.itemsAdded)
+        try? offline?.coordinator?.send(.itemsAdded)
     }
 
     /// Removes an item; it will not be replayed.
@@ -57,33 +61,33 @@ public struct ClientOfflineQueue: Sendable {
     /// queue it again under a new idempotency key.
     public func resolveConflict(_ id: Int64, with resolution: ConflictResolution) async throws(NetworkError) {
         try await queue().resolve(id, resolution)
-        try? client.components.offline?.coordinator?.send(.itemsAdded)
+        try? offline?.coordinator?.send(.itemsAdded)
     }
 
     /// Drains the queue now, even if the monitor says offline, and returns when the drain (or
     /// the one already running, and the one after it) has ended.
     public func sync() async throws(NetworkError) -> SyncProgress {
         _ = try queue()
-        guard let coordinator = client.components.offline?.coordinator else { throw ClientGroup.offline.unavailable }
+        guard let coordinator = offline?.coordinator else { throw ClientGroup.offline.unavailable }
         return try await coordinator.request { .syncNow($0) }
     }
 
     /// What happens to queued items (enqueued, delivered, retrying, dead-lettered, conflicts…)
     /// from now on, by item id; a subscriber that falls behind keeps the newest `buffer` events.
-    public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<OfflineEvent> {
-        guard let offline = client.components.offline, offline.queue != nil else { return ClientGroup.finished() }
+    public func events(buffer: Int = ClientGroup.eventBuffer) -> AsyncStream<OfflineEvent> {
+        guard let offline, offline.queue != nil else { return ClientGroup.finished() }
         return offline.offlineEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     /// Each drain's progress from now on (done / total, the current item, failures); a
     /// subscriber that falls behind keeps the newest `buffer` reports.
-    public func progress(buffer: Int = APIClient.eventBuffer) -> AsyncStream<SyncProgress> {
-        guard let offline = client.components.offline, offline.queue != nil else { return ClientGroup.finished() }
+    public func progress(buffer: Int = ClientGroup.eventBuffer) -> AsyncStream<SyncProgress> {
+        guard let offline, offline.queue != nil else { return ClientGroup.finished() }
         return offline.syncProgress.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     private func queue() throws(NetworkError) -> OfflineQueue.Handle {
-        guard let queue = client.components.offline?.queue else { throw ClientGroup.offline.unavailable }
+        guard let queue = offline?.queue else { throw ClientGroup.offline.unavailable }
         return queue
     }
 }

@@ -21,16 +21,14 @@ struct OfflineComponents: Sendable {
     /// The coordinator's drain in flight, if any.
     let running: Locked<DrainSlot>
 
-    /// The mailboxes and shared values of the components `configuration` asks for, `nil` when
-    /// it has neither ``APIClient/Configuration/connectivity`` nor ``APIClient/Configuration/offline``.
-    /// ``ClientComponents`` makes their children.
-    init?(_ configuration: APIClient.Configuration) {
-        guard configuration.connectivity != nil || configuration.offline != nil else { return nil }
+    /// The mailboxes and shared values of a monitor, and with `hasQueue` of an offline queue
+    /// and its coordinator. ``ClientComponents`` makes their children.
+    init(learnsFromRequests: Bool, hasQueue: Bool) {
         monitor = Mailbox(name: "NetworkMonitor")
         connectivity = LatestValue(.unknown)
         observed = LatestValue(.unknown)
-        learnsFromRequests = (configuration.connectivity ?? .init()).learnsFromRequests
-        if configuration.offline != nil {
+        self.learnsFromRequests = learnsFromRequests
+        if hasQueue {
             let mailbox = Mailbox<OfflineQueue.Message>(name: "OfflineQueue")
             // The first message: the store opens as soon as the queue starts, not at the first call.
             try? mailbox.send(.open)

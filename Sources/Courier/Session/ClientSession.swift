@@ -7,14 +7,19 @@ import Foundation
 /// ``NetworkError/componentUnavailable(_:)`` named `"session"`, and every event stream finishes at
 /// once (the rule of every optional group; see ``APIClient``).
 public struct ClientSession: Sendable {
-    let client: APIClient
+    let tokens: TokenStore.Handle?
+    let events: EventBroadcaster<TokenEvent>
+    /// Tells the offline queue's coordinator: writes waiting for this identity may go.
+    let signedIn: @Sendable () -> Void
+    /// Drops the cached responses of the identity that signed out.
+    let signedOut: @Sendable (_ identity: String) -> Void
 
     /// Starts a session with `tokens` (after your login call): they are persisted, and every
     /// request that needs credentials carries the access token from now on. Queued writes
     /// waiting for this identity (``Tokens/identity``) are replayed.
     public func signIn(_ tokens: Tokens) async throws(NetworkError) {
         try await store().set(tokens)
-        try? client.components.offline?.coordinator?.send(.signedIn)
+        signedIn()
     }
 
     /// Ends the session: the tokens are cleared from memory and persistence, and requests that
@@ -24,7 +29,7 @@ public struct ClientSession: Sendable {
         let store = try store()
         let identity = store.credential.value.identity
         try await store.set(nil)
-        if let identity { client.components.cache?.forget(.dropIdentity(identity)) }
+        if let identity { signedOut(identity) }
     }
 
     /// Refreshes the access token now, whatever its expiry (one refresh, shared with any
@@ -43,13 +48,13 @@ public struct ClientSession: Sendable {
     /// Every token event from now on (signed in, refreshed, refresh failed, session expired,
     /// signed out, storage failed); events never carry a token. Buffered as every Courier event
     /// stream is: a subscriber that falls behind keeps the newest `buffer` events.
-    public func events(buffer: Int = APIClient.eventBuffer) -> AsyncStream<TokenEvent> {
-        guard client.components.tokens != nil else { return ClientGroup.finished() }
-        return client.components.tokenEvents.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+    public func events(buffer: Int = ClientGroup.eventBuffer) -> AsyncStream<TokenEvent> {
+        guard tokens != nil else { return ClientGroup.finished() }
+        return events.subscribe(bufferingPolicy: .bufferingNewest(buffer))
     }
 
     private func store() throws(NetworkError) -> TokenStore.Handle {
-        guard let tokens = client.components.tokens else { throw ClientGroup.session.unavailable }
+        guard let tokens else { throw ClientGroup.session.unavailable }
         return tokens
     }
 }

@@ -48,7 +48,10 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         var maxEventBytes: Int
     }
 
-    let client: APIClient
+    /// How a connection is made: the client's chain, as a streamed call.
+    let call: StreamedCall
+    /// The reconnection delays' clock.
+    let clock: any TimeSource
     /// The request every connection sends (its `Last-Event-ID` set per connection), or why the
     /// endpoint could not be made into one (thrown by the first `next()`).
     let request: Result<HTTPRequest, NetworkError>
@@ -131,7 +134,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             let response: HTTPResponse
             let body: ResponseBytes
             do throws(NetworkError) {
-                (response, body) = try await events.client.bytes(
+                (response, body) = try await events.call.bytes(
                     for: request, options: events.options, stallTimeout: events.settings.stallTimeout, maxBytes: .max)
             } catch where Self.reconnects(after: error) {
                 failures += 1
@@ -163,7 +166,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// Waits the reconnection delay on the client's clock.
         private func wait() async throws(NetworkError) {
             do {
-                try await events.client.configuration.clock.sleep(for: parser.reconnectionTime ?? events.settings.retryDelay)
+                try await events.clock.sleep(for: parser.reconnectionTime ?? events.settings.retryDelay)
             } catch {
                 throw .cancelled
             }
