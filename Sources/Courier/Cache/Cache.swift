@@ -5,8 +5,9 @@ import Foundation
 /// GETs.
 ///
 /// A caller asks once (`get`) and is answered with the response: from storage when it is fresh
-/// (one message, no pipeline admission), else from a fetch that the cache starts itself (the
-/// chain from admission on), with a reply that comes back to it as a `fetched` message (the
+/// (one message, no pipeline admission), else from a fetch its first caller prepared in its own
+/// task (``PreparedFetch``: the steps after the cache, carrying the caller's task-local values)
+/// and the cache starts, with a reply that comes back to it as a `fetched` message (the
 /// mailbox loop never awaits it, and no task waits in between), shared by every identical
 /// request waiting at the same time. A caller that cancels leaves the fetch (`leave`); the fetch is cancelled only
 /// when no caller is left. Its state is memory only: a restarted instance starts empty, and
@@ -44,10 +45,6 @@ actor Cache: Component {
     /// What every instance runs with.
     struct Environment: Sendable {
         let mailbox: Mailbox<Message>
-        /// Sends a request to the network (the chain from admission on, in a task of its own), to
-        /// be answered through the given reply; returns the task, which the cache cancels when
-        /// no caller is left.
-        let fetch: @Sendable (HTTPRequest, RequestOptions, CallSettings, Reply<HTTPResponse>) -> Task<Void, Never>
         /// What a fetch's failure is to the cache's callers: a runtime error as an asker of the
         /// pipeline would be told it (``NetworkError/init(answer:)``).
         let fetchFailure: @Sendable (any Error) -> NetworkError
@@ -277,8 +274,10 @@ actor Cache: Component {
             }
             if let entry, entry.servableWhileRevalidating(at: now) {
                 stats.staleHits += 1
-                reply.succeed(entry.response)
+                // The revalidation starts (with the caller's prepared fetch) before the caller is
+                // answered: answered, it drops what the cache did not start.
                 join(cached, stale: entry, reply: nil)
+                reply.succeed(entry.response)
                 return
             }
         case .networkFirst, .networkOnly:
@@ -313,14 +312,11 @@ actor Cache: Component {
         let answer = Reply<HTTPResponse> { result in
             try? mailbox.send(.fetched(instance: instance, flight: id, result))
         }
-        let request: Task<Void, Never>
+        var sent = cached.request
         if revalidating {
-            var sent = cached.request
             for field in validators { sent.headers.add(name: field.name, value: field.value) }
-            request = environment.fetch(sent, cached.options, cached.settings, answer)
-        } else {
-            request = environment.fetch(cached.request, cached.options, cached.settings, answer)
         }
+        let request = cached.fetch.start(sent, answer: answer)
         var waiters = Waiters()
         if let reply { waiters.add(cached, reply) }
         flights[id] = Flight(

@@ -6,17 +6,15 @@ final class CacheRequest: Sendable {
     /// Where its response is filed: the request's URL, and whose response it is (the session's
     /// identity for requests that carry its credentials, "" for requests that carry none).
     let key: CacheKey
-    /// Passed on to the pipeline when the network is asked.
-    let options: RequestOptions
-    let settings: CallSettings
+    /// The fetch its caller prepared: the cache starts it if this request opens a new fetch.
+    let fetch: PreparedFetch
     let policy: CachePolicy
     let ttl: CacheTTL
 
-    init(request: HTTPRequest, key: CacheKey, options: RequestOptions, settings: CallSettings, policy: CachePolicy, ttl: CacheTTL) {
+    init(request: HTTPRequest, key: CacheKey, policy: CachePolicy, ttl: CacheTTL, fetch: PreparedFetch) {
         self.request = request
         self.key = key
-        self.options = options
-        self.settings = settings
+        self.fetch = fetch
         self.policy = policy
         self.ttl = ttl
     }

@@ -31,8 +31,19 @@ struct CacheStep: Interceptor {
         if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(headers: request.headers, key: key) {
             return fresh
         }
+        // The fetch is prepared here, so that it runs with the caller's task-local values; the
+        // cache starts it or it is dropped once the cache answered.
+        let fetch = PreparedFetch { request in
+            do throws(NetworkError) {
+                return .success(try await chain.proceed(request))
+            } catch {
+                return .failure(error)
+            }
+        }
+        defer { fetch.drop() }
         do {
-            return try await cache.get(CacheRequest(request: request, key: key, options: options, settings: settings, policy: policy, ttl: ttl))
+            return try await cache.get(
+                CacheRequest(request: request, key: key, policy: policy, ttl: ttl, fetch: fetch))
         } catch RuntimeError.componentRestarted {
             // The cache failed while holding this request: the network answers instead.
             return try await chain.proceed(request)

@@ -78,9 +78,6 @@ struct ClientComponents: Sendable {
         if let caching = configuration.caching, let cache {
             var environment = Cache.Environment(
                 mailbox: cacheMailbox,
-                fetch: { request, options, settings, reply in
-                    Task { reply.resume(with: await chain.resultAdmitted(request, options: options, settings: settings)) }
-                },
                 fetchFailure: { NetworkError(answer: $0) },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: clock, shelf: cache.shelf)

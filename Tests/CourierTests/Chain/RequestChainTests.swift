@@ -97,6 +97,27 @@ import Testing
         }
     }
 
+    @Test("through the cache too: a miss's fetch, and a stale entry's background revalidation, carry the caller's task-locals")
+    func taskLocalsReachTheTransportThroughTheCache() async throws {
+        let atTransport = Locked<[String?]>([])
+        let clock = ManualClock()
+        let transport = InMemoryTransport { _ throws(NetworkError) in
+            atTransport.withLock { $0.append(RequestChainTests.traceID) }
+            return HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60"], body: Data("{}".utf8))
+        }
+        let api = client(URL(string: "https://api.test")!, transport: transport, clock: clock) { $0.caching = .init() }
+        try await RequestChainTests.$traceID.withValue("miss") {
+            _ = try await api.data(for: Endpoint<Data>(path: "x"))
+        }
+        clock.advance(by: .seconds(20))   // stale, within stale-while-revalidate
+        try await RequestChainTests.$traceID.withValue("revalidation") {
+            _ = try await api.data(for: Endpoint<Data>(path: "x"))
+        }
+        await waitUntil { atTransport.withLock { $0.count } == 2 }
+        #expect(atTransport.withLock { $0 } == ["miss", "revalidation"])
+        await api.shutdown()
+    }
+
     @Test("a task-local value the caller set is visible in every interceptor and at the transport")
     func taskLocalsReachEveryStep() async throws {
         let (atInterceptor, atTransport) = (Locked<[String?]>([]), Locked<[String?]>([]))
