@@ -20,6 +20,7 @@ let queueFileURL = URL(fileURLWithPath: "/tmp/queue.sqlite")
 let tokensFileURL = URL(fileURLWithPath: "/tmp/tokens.json")
 @Sendable func merge(_ local: Data, _ server: Data) throws -> Data { local }
 func showPending(_ id: Int64) {}
+func showSaved() {}
 func showLoginScreen() {}
 actor Tenants { var current: String { "acme" } }
 let tenants = Tenants()

@@ -12,4 +12,7 @@ struct CallSettings: Sendable {
     /// Set for a queued write's replay: the session identity it was queued under. The auth step
     /// adds only that identity's credentials, and fails it `unauthorized` under another.
     var sessionIdentity: String?
+    /// Set by `client.offline.send` and `perform`: a write is stored in the offline queue
+    /// instead of sent while offline, and when its connection fails.
+    var queuesWhenOffline = false
 }

@@ -21,8 +21,6 @@ public struct RequestOptions: Sendable {
     /// How long a response without freshness information of its own stays fresh.
     /// Default: the client's ``APIClient/Configuration/Caching/ttl`` (`defaultTTL`).
     public var cacheTTL: CacheTTL?
-    /// What a write does without a connection. Default ``OfflineBehavior/fail``.
-    public var offline: OfflineBehavior
     /// Which redirects this request follows (``RedirectPolicy/doNotFollow`` to see every 3xx).
     /// Default: the client's ``APIClient/Configuration/redirects``.
     public var redirects: RedirectPolicy?
@@ -48,14 +46,12 @@ public struct RequestOptions: Sendable {
         requiresAuth: Bool = true,
         cachePolicy: CachePolicy? = nil,
         cacheTTL: CacheTTL? = nil,
-        offline: OfflineBehavior = .fail,
         redirects: RedirectPolicy? = nil,
         uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
         downloadProgress: (@Sendable (TransferProgress) -> Void)? = nil
     ) {
         self.uploadProgress = uploadProgress
         self.downloadProgress = downloadProgress
-        self.offline = offline
         self.redirects = redirects
         self.attemptTimeout = attemptTimeout
         self.deadline = deadline

@@ -39,8 +39,8 @@ extension APIClient.Configuration {
         }
     }
 
-    /// The durable offline queue: writes made without a network (``OfflineBehavior/queueWhenOffline``
-    /// or ``ClientOfflineQueue/enqueue(_:)``) stored in SQLite and replayed in order, once, by the
+    /// The durable offline queue: writes made without a network (``ClientOfflineQueue/send(_:)``,
+    /// ``ClientOfflineQueue/perform(_:headers:options:)``, ``ClientOfflineQueue/enqueue(_:)``) stored in SQLite and replayed in order, once, by the
     /// sync coordinator when connectivity returns.
     public struct Offline: Sendable {
         /// The SQLite database file (its directory must exist), owned by this client alone: a

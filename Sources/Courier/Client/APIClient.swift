@@ -57,7 +57,8 @@ public final class APIClient: Sendable {
             signedOut: { [cache = components.cache] identity in cache?.forget(.dropIdentity(identity)) })
         cache = ClientCache(handle: components.cache, events: components.cacheEvents, requests: requests)
         graphQL = ClientGraphQL(chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache)
-        offline = ClientOfflineQueue(offline: components.offline, gate: components.gate, requests: requests)
+        offline = ClientOfflineQueue(
+            offline: components.offline, gate: components.gate, requests: requests, chain: components.chain, decoder: decoder, graphQL: graphQL)
         connectivity = ClientConnectivity(offline: components.offline)
         let supervisor = Supervisor(name: "courier", configuration: .init(
             restarts: configuration.restarts, clock: configuration.clock, random: configuration.random))
@@ -78,24 +79,7 @@ public final class APIClient: Sendable {
     /// Inlinable, so that it is specialised for `Value` where it is called.
     @inlinable
     public func send<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Response<Value> {
-        let response = try await response(for: endpoint.untyped)
-        // A 3xx that was not followed (a 304, redirects off) has nothing to decode.
-        if let error = NetworkError(response: response) { throw error }
-        if Value.self == EmptyResponse.self, let empty = EmptyResponse() as? Value {
-            return Response(value: empty, response: response)
-        }
-        // Text and bytes are read without a decoder.
-        if Value.self == String.self, let text = try response.text() as? Value {
-            return Response(value: text, response: response)
-        }
-        if Value.self == Data.self, let body = response.body as? Value {
-            return Response(value: body, response: response)
-        }
-        do {
-            return Response(value: try decoder.decode(Value.self, from: response.body), response: response)
-        } catch {
-            throw .decodingError(underlying: error, bodyPrefix: Self.prefix(of: response.body))
-        }
+        try Response.decoding(try await response(for: endpoint.untyped), with: decoder)
     }
 
     /// The URL `endpoint` will be sent to, built as ``send(_:)`` builds it (base URL, version,
@@ -214,11 +198,4 @@ public final class APIClient: Sendable {
         finishEvents()
     }
 
-    // MARK: Helpers
-
-    /// The start of `body` as a decoding error shows it (``HTTPResponse/prefix(of:)``).
-    @usableFromInline
-    static func prefix(of body: Data) -> String {
-        HTTPResponse.prefix(of: body)
-    }
 }

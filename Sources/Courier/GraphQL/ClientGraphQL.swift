@@ -16,7 +16,7 @@ import Foundation
 ///   per signed-in identity. Identical concurrent queries share one request. A result with
 ///   errors is not kept. Queries are retried as GETs are.
 /// - **Mutations** are never cached; they are retried only with an `Idempotency-Key`, and go to
-///   the offline queue with ``OfflineBehavior/queueWhenOffline`` like any write. Say what they
+///   the offline queue through ``ClientOfflineQueue/perform(_:headers:options:)`` like any write. Say what they
 ///   make stale with ``invalidate(_:)``.
 /// - An error whose `extensions.code` is `UNAUTHENTICATED` is handled as a 401: one refresh of
 ///   the session (shared by every request that saw it), one replay.
@@ -64,6 +64,15 @@ public struct ClientGraphQL: Sendable {
     public func result<Operation: GraphQLOperation>(
         for operation: Operation, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
     ) async throws(NetworkError) -> GraphQLResult<Operation.Data> {
+        // Without `queuesWhenOffline` nothing is queued: there is always a result.
+        try await outcome(for: operation, headers: headers, options: options, queuesWhenOffline: false).result!
+    }
+
+    /// ``result(for:headers:options:)``, or, with `queuesWhenOffline` (`client.offline.perform`),
+    /// the id of the offline item the write was stored as instead of sent.
+    func outcome<Operation: GraphQLOperation>(
+        for operation: Operation, headers: HTTPHeaders, options: RequestOptions, queuesWhenOffline: Bool
+    ) async throws(NetworkError) -> (result: GraphQLResult<Operation.Data>?, queuedItemID: Int64?) {
         guard Operation.kind != .subscription else {
             throw .invalidRequest("\(Operation.operationName) is a subscription: use subscribe(_:headers:options:stallTimeout:maxPartBytes:)")
         }
@@ -71,8 +80,9 @@ public struct ClientGraphQL: Sendable {
         let persisted = configuration.persistedQueries
         var sendsDocument = !persisted
         while true {
-            let (request, options, settings) = try makeRequest(
+            var (request, options, settings) = try makeRequest(
                 operation, variables: variables, sendsDocument: sendsDocument, headers: headers, options: options)
+            settings.queuesWhenOffline = queuesWhenOffline
             let response: HTTPResponse
             do {
                 response = try await chain.send(request, options: options, settings: settings)
@@ -81,6 +91,7 @@ public struct ClientGraphQL: Sendable {
                 if !sendsDocument, errors.contains(where: Self.asksForDocument) { sendsDocument = true; continue }
                 throw .graphQL(GraphQLFailure(errors: errors, data: nil, response: answer))
             }
+            if let id = response.queuedItemID { return (nil, id) }
             let result = try GraphQLEnvelope.result(Operation.Data.self, from: response, decoder: JSONDecoder())
             if !result.errors.isEmpty, let key = settings.readKey {
                 cache?.forget(.invalidate(url: key))
@@ -89,7 +100,7 @@ public struct ClientGraphQL: Sendable {
                 sendsDocument = true
                 continue
             }
-            return result
+            return (result, nil)
         }
     }
 
@@ -207,7 +218,7 @@ public struct ClientGraphQL: Sendable {
 
     // MARK: Results
 
-    private static func data<Value>(of result: GraphQLResult<Value>) throws(NetworkError) -> Value {
+    static func data<Value>(of result: GraphQLResult<Value>) throws(NetworkError) -> Value {
         guard result.errors.isEmpty else { throw .graphQL(GraphQLFailure(errors: result.errors, data: result.data, response: result.response)) }
         guard let data = result.data else {
             throw .decodingError(

@@ -1,5 +1,5 @@
 /// A GraphQL mutation: a write, never cached; retried only with an `Idempotency-Key`, and
-/// queued offline like any write when its options say `queueWhenOffline`.
+/// queued offline like any write when sent with `client.offline.perform`.
 public protocol GraphQLMutation: GraphQLOperation {}
 
 extension GraphQLMutation {

@@ -22,6 +22,9 @@ public struct HTTPResponse: Sendable {
     /// The body still arriving, for a streamed call's 2xx (``body`` is then empty); carried
     /// from the transport step to `APIClient.bytes(for:)`.
     var streamedBody: ResponseBytes?
+    /// Set on the offline gate's answer to a write it stored instead of sending (a `202`
+    /// without a body): the queued item's id, read by `client.offline.send`.
+    var queuedItemID: Int64?
 
     /// Creates a response; headers default to none and the body to empty.
     public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {

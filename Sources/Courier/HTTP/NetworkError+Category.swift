@@ -9,7 +9,7 @@ extension NetworkError {
     /// case .transport: showOfflineBanner()        // no answer: retry later, or queue
     /// case .http(let status) where status >= 500: reportServerTrouble()
     /// case .http: showRefusal(error.userMessage)  // the server answered no
-    /// case .cancelled, .queued: break             // not a failure to show
+    /// case .cancelled: break                      // not a failure to show
     /// default: log(error)
     /// }
     /// ```
@@ -35,8 +35,6 @@ extension NetworkError {
         /// component that is not there, stopped or restarting (including a group the
         /// configuration did not ask for), the offline queue full or its storage failing.
         case component
-        /// Not a failure: the write was stored in the offline queue (``queued(itemID:)``).
-        case queued
         /// The caller's task was cancelled (``cancelled``).
         case cancelled
         /// Anything else (``unknown(underlying:)``): an error thrown by the app's own code
@@ -61,8 +59,6 @@ extension NetworkError {
             .client
         case .overloaded, .componentUnavailable, .componentRestarted, .queueFull, .storageFailed:
             .component
-        case .queued:
-            .queued
         case .cancelled:
             .cancelled
         case .unknown:

@@ -27,7 +27,6 @@ extension NetworkError: CustomStringConvertible {
         case .cancelled: base = "cancelled"
         case .overloaded: base = "overloaded"
         case .notCached: base = "notCached"
-        case .queued(let id): base = "queued (offline item \(id))"
         case .queueFull(let limit): base = "queueFull (limit \(limit) items)"
         case .storageFailed(let reason): base = "storageFailed: \(reason)"
         case .componentUnavailable(let name):

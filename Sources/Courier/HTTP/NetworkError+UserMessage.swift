@@ -25,7 +25,6 @@ extension NetworkError {
         case .securityError: sentence = messages.notSecure
         case .responseTooLarge: sentence = messages.tooLarge
         case .cancelled: sentence = messages.cancelled
-        case .queued: sentence = messages.queued
         case .overloaded, .componentRestarted, .queueFull: sentence = messages.busy
         case .componentUnavailable: sentence = messages.unavailable
         case .unknown, .storageFailed: sentence = messages.unknown

@@ -66,11 +66,6 @@ public enum NetworkError: Error, Sendable {
     case responseTooLarge(limit: Int)
     /// A request with the cache policy ``CachePolicy/cacheOnly`` found nothing stored.
     case notCached
-    /// The write was not sent now but stored durably in the offline queue (the request asked
-    /// for ``OfflineBehavior/queueWhenOffline`` and there was no connection); it is replayed
-    /// when connectivity returns. `itemID` names it in ``ClientOfflineQueue/items()`` and in
-    /// ``OfflineEvent``s, which report its outcome.
-    case queued(itemID: Int64)
     /// The offline queue already holds its maximum number of items; the write was not stored.
     case queueFull(limit: Int)
     /// Courier's durable storage (the offline queue's database) could not be written or read.
@@ -129,7 +124,7 @@ public enum NetworkError: Error, Sendable {
             return status == 408 || status == 429 || (status >= 500 && status != 501 && status != 505)
         case .invalidURL, .invalidRequest, .invalidResponse, .unauthorized, .invalidToken, .forbidden, .notFound,
              .conflict, .notModified, .tooManyRedirects, .decodingError, .encodingError, .securityError,
-             .responseTooLarge, .notCached, .queued, .queueFull, .storageFailed, .cancelled, .componentUnavailable, .graphQL, .unknown:
+             .responseTooLarge, .notCached, .queueFull, .storageFailed, .cancelled, .componentUnavailable, .graphQL, .unknown:
             return false
         }
     }

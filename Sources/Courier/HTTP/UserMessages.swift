@@ -40,7 +40,8 @@ public struct UserMessages: Sendable, Equatable {
     public var notSecure: String
     /// The response was over the size limit.
     public var tooLarge: String
-    /// The write was saved in the offline queue, to be sent when the connection is back.
+    /// The write was saved in the offline queue, to be sent when the connection is back (for an
+    /// ``OfflineDelivery/queued(itemID:)`` outcome: not an error).
     public var queued: String
     /// The caller cancelled.
     public var cancelled: String

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The offline queue's calls: `client.offline`. Writes sent with
-/// ``OfflineBehavior/queueWhenOffline`` or ``enqueue(_:)`` wait here, durably, and are replayed
-/// in order when the client is online.
+/// The offline queue's calls: `client.offline`. Writes sent with ``send(_:)`` or
+/// ``perform(_:headers:options:)`` while offline, and those given to ``enqueue(_:)``, wait here,
+/// durably, and are replayed in order when the client is online.
 ///
 /// Without ``APIClient/Configuration/offline`` every call (``pendingCount`` included) throws
 /// ``NetworkError/componentUnavailable(_:)`` named `"offline"`, and every event stream finishes at
@@ -13,6 +13,37 @@ public struct ClientOfflineQueue: Sendable {
     let gate: OfflineGate?
     /// Builds an endpoint's request, as the client's calls do.
     let requests: RequestBuilder
+    let chain: RequestChain
+    let decoder: JSONDecoder
+    let graphQL: ClientGraphQL
+
+    /// Sends `endpoint` (a `POST`, `PUT`, `PATCH` or `DELETE`) now if the client is online, else
+    /// stores it in the queue and returns ``OfflineDelivery/queued(itemID:)`` once it is on
+    /// disk; also when its connection fails, and while older writes wait (a live write never
+    /// overtakes them). The write carries an `Idempotency-Key`, the same on the live attempt and
+    /// every replay. Any other method, or a request with its own `Authorization`, is sent as
+    /// ``APIClient/send(_:)`` sends it.
+    /// - Throws: what ``APIClient/send(_:)`` throws, except a connection failure of a write,
+    ///   which is queued; ``NetworkError/componentUnavailable(_:)`` without an offline queue.
+    public func send<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> OfflineDelivery<Response<Value>> {
+        guard gate != nil else { throw ClientGroup.offline.unavailable }
+        let untyped = endpoint.untyped
+        let response = try await chain.send(try requests.request(for: untyped), options: untyped.options, settings: CallSettings(queuesWhenOffline: true))
+        if let id = response.queuedItemID { return .queued(itemID: id) }
+        return .sent(try Response.decoding(response, with: decoder))
+    }
+
+    /// Runs `mutation` as ``ClientGraphQL/perform(_:headers:options:)`` does when the client is
+    /// online, else stores it in the queue as ``send(_:)`` stores a write. Give it an
+    /// `Idempotency-Key` in `headers` to choose the key it is replayed under.
+    public func perform<Mutation: GraphQLMutation>(
+        _ mutation: Mutation, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
+    ) async throws(NetworkError) -> OfflineDelivery<Mutation.Data> {
+        guard gate != nil else { throw ClientGroup.offline.unavailable }
+        let outcome = try await graphQL.outcome(for: mutation, headers: headers, options: options, queuesWhenOffline: true)
+        if let id = outcome.queuedItemID { return .queued(itemID: id) }
+        return .sent(try ClientGraphQL.data(of: outcome.result!))
+    }
 
     /// Stores `endpoint`'s request without trying to send it now, and returns its id once it is
     /// on disk. It is replayed in order at the next drain, with the endpoint's own timeouts, and

@@ -1,10 +1,12 @@
 import Foundation
 
-/// The offline queue's part of a call: a write marked ``OfflineBehavior/queueWhenOffline`` is
+/// The offline queue's part of a call: a write sent with `client.offline.send` or `perform` is
 /// stored in the durable queue instead of sent while the monitor says offline, while older
-/// writes wait (a live write must not overtake them), and when its connection fails. Online, a
-/// write the queue cannot take (full, storage failing) goes out live. A request with its own
-/// `Authorization` is never queued (that header is never stored).
+/// writes wait (a live write must not overtake them), and when its connection fails; the call's
+/// answer is then a `202` carrying the item's id (``HTTPResponse/queuedItemID``), which the
+/// offline group turns into ``OfflineDelivery/queued(itemID:)``. Online, a write the queue
+/// cannot take (full, storage failing) goes out live. A request with its own `Authorization` is
+/// never queued (that header is never stored).
 struct OfflineGate: Interceptor {
     let offline: OfflineComponents
     let queue: OfflineQueue.Handle
@@ -19,7 +21,7 @@ struct OfflineGate: Interceptor {
 
     private nonisolated(nonsending) func gate(_ request: HTTPRequest, _ chain: InterceptorChain) async throws(NetworkError) -> HTTPResponse {
         let options = chain.call.options
-        guard options.offline == .queueWhenOffline, request.method.writes, !request.headers.contains("Authorization")
+        guard chain.call.settings.queuesWhenOffline, request.method.writes, !request.headers.contains("Authorization")
         else { return try await chain.proceed(request) }
         var request = request
         // The key goes on the live attempt too: if the connection drops after the server
@@ -28,11 +30,11 @@ struct OfflineGate: Interceptor {
             request.headers.add(name: "Idempotency-Key", value: UUID().uuidString)
         }
         if offline.connectivity.value == .offline {
-            throw .queued(itemID: try await offline.enqueue(await queueable(request, options)))
+            return Self.queued(try await offline.enqueue(await queueable(request, options)))
         }
         // Counted once the store is open: right after launch, stored writes wait too.
         if await queue.waitingCount() > 0, let id = try? await offline.enqueue(await queueable(request, options)) {
-            throw .queued(itemID: id)
+            return Self.queued(id)
         }
         do {
             return try await chain.proceed(request)
@@ -40,8 +42,15 @@ struct OfflineGate: Interceptor {
             guard case .noConnection = error else { throw error }
             // The connection may have failed after the server took the write: its replay may
             // find the key still in progress there.
-            throw .queued(itemID: try await offline.enqueue(await queueable(request, options, keyMayBeInProgress: true)))
+            return Self.queued(try await offline.enqueue(await queueable(request, options, keyMayBeInProgress: true)))
         }
+    }
+
+    /// The answer to a write stored as item `id`: accepted, not sent.
+    private static func queued(_ id: Int64) -> HTTPResponse {
+        var response = HTTPResponse(status: 202)
+        response.queuedItemID = id
+        return response
     }
 
     /// `request`, sent with `options`, as the offline queue stores it: with the session identity

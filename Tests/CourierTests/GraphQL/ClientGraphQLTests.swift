@@ -243,8 +243,7 @@ import Testing
                 _ = await collect(changes) { _ in (try? api.connectivity.state) == .offline }
             }
             let id = await queuedID { () throws(NetworkError) in
-                _ = try await api.graphQL.perform(
-                    AddReview(variables: .init(stars: 4, text: "offline")), options: RequestOptions(offline: .queueWhenOffline))
+                try await api.offline.perform(AddReview(variables: .init(stars: 4, text: "offline")))
             }
             #expect(try await server.stats().executions["addReview"] == nil)
             guard id != nil else { return }

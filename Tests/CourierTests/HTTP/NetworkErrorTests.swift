@@ -57,7 +57,6 @@ private let everyCase: [NetworkError] = [
     .securityError("refused plain http request to example.com"),
     .invalidToken("the JWT payload has no numeric exp claim"),
     .notCached,
-    .queued(itemID: 7),
     .queueFull(limit: 1000),
     .storageFailed("disk full"),
     .responseTooLarge(limit: 1024),
@@ -178,7 +177,7 @@ private let everyCase: [NetworkError] = [
             .invalidURL("x"), .invalidRequest("x"), .invalidResponse("x"), .unauthorized(nil), .forbidden(response(403)),
             .notFound(response(404)), .conflict(response(409)), .notModified(response(304)), .tooManyRedirects(limit: 1),
             .decodingError(underlying: Cause(name: "d"), bodyPrefix: ""), .encodingError(underlying: Cause(name: "e")),
-            .securityError("x"), .invalidToken("x"), .responseTooLarge(limit: 1), .notCached, .queued(itemID: 1), .queueFull(limit: 1), .storageFailed("x"), .cancelled, .componentUnavailable("x"),
+            .securityError("x"), .invalidToken("x"), .responseTooLarge(limit: 1), .notCached, .queueFull(limit: 1), .storageFailed("x"), .cancelled, .componentUnavailable("x"),
             .unknown(underlying: nil),
         ]
         for error in permanent {
@@ -210,7 +209,7 @@ private let everyCase: [NetworkError] = [
         #expect(NetworkError.notModified(response(304)).statusCode == 304)
         #expect(NetworkError.serverError(response(503)).statusCode == 503)
         let statusless = everyCase.filter { $0.response == nil }
-        #expect(statusless.count == 24)
+        #expect(statusless.count == 23)
         for error in statusless {
             #expect(error.statusCode == nil, "\(error)")
         }
@@ -390,7 +389,6 @@ private let everyCase: [NetworkError] = [
             (.componentRestarted("Cache"), .component),
             (.queueFull(limit: 1), .component),
             (.storageFailed("disk full"), .component),
-            (.queued(itemID: 1), .queued),
             (.cancelled, .cancelled),
             (.unknown(underlying: nil), .unknown),
         ]
@@ -419,7 +417,7 @@ private let everyCase: [NetworkError] = [
             case .transport where error.isRetryable == false:
                 if case .invalidResponse = error { continue }   // the server answered, wrongly: the same again
                 Issue.record("\(error) is a transport failure and not retryable")
-            case .client, .queued, .cancelled:
+            case .client, .cancelled:
                 #expect(!error.isRetryable, "\(error)")
             default:
                 break

@@ -6,7 +6,7 @@ import Testing
 
 /// One step of a simulated schedule.
 enum SimulationStep: Sendable, CustomStringConvertible {
-    /// `count` writes sent at once with `queueWhenOffline`.
+    /// `count` writes sent at once with `client.offline.send`.
     case write(count: Int)
     /// `count` writes stored with `client.offline.enqueue`, one after another.
     case enqueue(count: Int)
@@ -296,10 +296,11 @@ final class FaultSimulation {
                 group.addTask {
                     let outcome = await Self.boundedCall(patience, "write w\(write)") { () -> String? in
                         do throws(NetworkError) {
-                            let response = try await api.send(Self.endpoint(write, queueable: true))
-                            return "delivered live (\(response.response.status))"
+                            switch try await api.offline.send(Self.endpoint(write)) {
+                            case .sent(let response): return "delivered live (\(response.response.status))"
+                            case .queued(let id): return "queued as #\(id)"
+                            }
                         } catch {
-                            if case .queued(let id) = error { return "queued as #\(id)" }
                             return nil
                         }
                     }
@@ -344,10 +345,8 @@ final class FaultSimulation {
         return nextWrite
     }
 
-    static func endpoint(_ write: Int, queueable: Bool = false) -> Endpoint<EmptyResponse> {
-        Endpoint(
-            path: "notes", method: .post, headers: ["Idempotency-Key": "w\(write)"], body: ["w": write],
-            options: RequestOptions(offline: queueable ? .queueWhenOffline : .fail))
+    static func endpoint(_ write: Int) -> Endpoint<EmptyResponse> {
+        Endpoint(path: "notes", method: .post, headers: ["Idempotency-Key": "w\(write)"], body: ["w": write])
     }
 
     /// Until the drain in flight (and any drain started behind it) has ended.

@@ -2,7 +2,7 @@ import Foundation
 
 /// A write stored in the offline queue, as ``ClientOfflineQueue/items()`` lists it.
 public struct OfflineItem: Sendable, Identifiable {
-    /// The item's number: increasing in enqueue order, never reused. ``NetworkError/queued(itemID:)``
+    /// The item's number: increasing in enqueue order, never reused. ``OfflineDelivery/queued(itemID:)``
     /// and every ``OfflineEvent`` carry it.
     public let id: Int64
     /// The request as it will be replayed: method, URL, headers (never `Authorization`: the

@@ -60,10 +60,10 @@ private struct SignsInOnFirstNote: RequestInterceptor {
         try await api.session.signIn(Tokens(accessToken: "token-a", identity: "alice"))
         try await goOffline(api)
         var alices: [Int64] = []
-        for n in 0..<3 { alices.append(try #require(await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(n)) })) }
+        for n in 0..<3 { alices.append(try #require(await queuedID { () throws(NetworkError) in try await api.offline.send(noteWrite(n)) })) }
         try await api.session.signOut()
         try await api.session.signIn(Tokens(accessToken: "token-b", identity: "bob"))
-        let bobs = try #require(await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(99)) })
+        let bobs = try #require(await queuedID { () throws(NetworkError) in try await api.offline.send(noteWrite(99)) })
         #expect(try await api.offline.items().map(\.sessionIdentity) == ["alice", "alice", "alice", "bob"])
 
         try api.connectivity.report(.online)
@@ -198,9 +198,9 @@ private struct SignsInOnFirstNote: RequestInterceptor {
         let directory = try temporaryDirectory()
         let first = offlineClient(base, directory: directory)
         try await goOffline(first)
-        let short = RequestOptions(attemptTimeout: .milliseconds(300), offline: .queueWhenOffline)
+        let short = RequestOptions(attemptTimeout: .milliseconds(300))
         let attempt = try await first.offline.enqueue(Endpoint<EmptyResponse>(path: "slow", method: .post, body: ["n": 1], options: short))
-        let bounded = RequestOptions(deadline: .milliseconds(400), offline: .queueWhenOffline)
+        let bounded = RequestOptions(deadline: .milliseconds(400))
         let deadline = try await first.offline.enqueue(Endpoint<EmptyResponse>(path: "slow", method: .post, body: ["n": 2], options: bounded))
         await first.shutdown()
 

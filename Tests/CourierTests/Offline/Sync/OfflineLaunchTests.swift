@@ -27,7 +27,7 @@ import Testing
         try await server.setSwitchable(up: true)
         let third = offlineClient(base, directory: directory)
         let events = third.offline.events()
-        let id = await queuedID { () throws(NetworkError) in _ = try await third.send(noteWrite(20)) }
+        let id = await queuedID { () throws(NetworkError) in try await third.offline.send(noteWrite(20)) }
         #expect(id == nil || id! > 20)
         _ = await collect(events) { deliveredCount($0) == (id == nil ? 20 : 21) }
         let received = try await server.requests(path: "/notes")
@@ -54,7 +54,7 @@ import Testing
             $0.offline = offline
         }
         #expect(try await api.offline.pendingCount == 0)
-        _ = try await api.send(noteWrite(1))
+        _ = try await api.offline.send(noteWrite(1))
         #expect(opens.withLock { $0 } >= 2)   // the first open failed, a later one did not
         await api.shutdown()
     }
@@ -74,7 +74,7 @@ import Testing
         // Each returns (before the fix, each waited for an open that never came); what it
         // returns depends on how far the components' stop has got.
         #expect(try await api.offline.pendingCount == 0)
-        _ = try? await api.send(noteWrite(1))
+        _ = try? await api.offline.send(noteWrite(1))
         _ = try? await api.offline.sync()
         await api.shutdown()
     }

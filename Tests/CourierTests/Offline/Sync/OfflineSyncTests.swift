@@ -21,18 +21,19 @@ func offlineClient(
     }
 }
 
-/// A note write that may be queued.
+/// A note write (sent with `client.offline.send`, it may be queued).
 func noteWrite(_ n: Int, method: HTTPMethod = .post, path: String = "notes") -> Endpoint<EmptyResponse> {
-    Endpoint(path: path, method: method, body: ["n": n], options: RequestOptions(offline: .queueWhenOffline))
+    Endpoint(path: path, method: method, body: ["n": n])
 }
 
-/// The item id a queued call failed with.
-func queuedID(_ call: () async throws(NetworkError) -> Void) async -> Int64? {
+/// The item id a write was queued as.
+func queuedID<Value>(_ call: () async throws(NetworkError) -> OfflineDelivery<Value>) async -> Int64? {
     do {
-        try await call()
+        let delivery = try await call()
+        if case .queued(let id) = delivery { return id }
+        Issue.record("expected queued, got sent")
         return nil
     } catch {
-        if case .queued(let id) = error { return id }
         Issue.record("expected queued, got \(error)")
         return nil
     }
@@ -53,7 +54,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let events = api.offline.events()
         var ids: [Int64] = []
         for n in 0..<100 {
-            let id = await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(n)) }
+            let id = await queuedID { () throws(NetworkError) in try await api.offline.send(noteWrite(n)) }
             ids.append(try #require(id))
         }
         #expect(ids == Array(1...100))
@@ -84,7 +85,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let clock = ManualClock()
         let api = offlineClient(base, clock: clock) { $0.drainInterval = .seconds(60) }
         let events = api.offline.events()
-        let id = try #require(await queuedID { () throws(NetworkError) in _ = try await api.send(noteWrite(1)) })
+        let id = try #require(await queuedID { () throws(NetworkError) in try await api.offline.send(noteWrite(1)) })
         #expect(try await settledConnectivity(api) == .offline)
         try await server.setSwitchable(up: true)
         await clock.waitForSleepers(1)   // the sync timer
@@ -122,13 +123,13 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         defer { server.stop() }
         try await server.script("/notes", method: "POST", [.json(201, "{}")])
         let api = offlineClient(server.baseURL)
-        _ = try await api.send(noteWrite(1))
+        _ = try await api.offline.send(noteWrite(1))
         #expect(try await server.requests(path: "/notes").first?.header("Idempotency-Key") != nil)
         var own = noteWrite(2)
         own.headers = ["Authorization": "Bearer mine"]
         // Sent live while offline, it fails as a plain write would: it is not queueable.
         let down = offlineClient(try await server.switchableURL(up: false))
-        let sendError = await #expect(throws: NetworkError.self) { try await down.send(own) }
+        let sendError = await #expect(throws: NetworkError.self) { try await down.offline.send(own) }
         guard case .noConnection? = sendError else { Issue.record("got \(String(describing: sendError))"); return }
         #expect(try await down.offline.pendingCount == 0)
         await down.shutdown()
@@ -143,11 +144,11 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         defer { server.stop() }
         try await server.script("/notes", [.json(201, "{}")])
         let api = offlineClient(server.baseURL)
-        _ = try await api.send(noteWrite(1))
+        _ = try await api.offline.send(noteWrite(1))
         #expect(try await settledConnectivity(api) == .online)
         #expect(try api.connectivity.state == .online)
         let down = offlineClient(try await server.switchableURL(up: false))
-        let error = await #expect(throws: NetworkError.self) { try await down.send(Endpoint<EmptyResponse>(path: "notes", options: RequestOptions(offline: .queueWhenOffline))) }
+        let error = await #expect(throws: NetworkError.self) { try await down.offline.send(Endpoint<EmptyResponse>(path: "notes")) }
         guard case .noConnection? = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(try await down.offline.pendingCount == 0)
         await api.shutdown()
