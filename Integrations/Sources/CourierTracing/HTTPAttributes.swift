@@ -57,6 +57,18 @@ enum HTTPAttributes {
         span.setStatus(SpanStatus(code: .error, message: error.description))
     }
 
+    /// ``record(_:on:)`` for an error of any type: a step's error reaches here as a
+    /// `NetworkError`, but it comes through untyped.
+    static func record(_ error: any Error, on span: any Span) {
+        if let error = error as? NetworkError {
+            record(error, on: span)
+        } else {
+            span.attributes["error.type"] = "_OTHER"
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error, message: String(describing: error)))
+        }
+    }
+
     static func errorType(_ error: NetworkError) -> String {
         switch error {
         case .noConnection: "no_connection"
