@@ -291,7 +291,6 @@ public final class CourierMetrics: Sendable {
         case .securityError: "security"
         case .responseTooLarge: "response_too_large"
         case .notCached: "not_cached"
-        case .queued: "queued"
         case .queueFull: "queue_full"
         case .storageFailed: "storage"
         case .cancelled: "cancelled"

@@ -81,7 +81,6 @@ enum HTTPAttributes {
         case .responseTooLarge: "response_too_large"
         case .decodingError: "decoding"
         case .overloaded: "overloaded"
-        case .queued: "queued"
         case .graphQL: "graphql"
         default: "_OTHER"
         }
