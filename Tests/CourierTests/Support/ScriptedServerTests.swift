@@ -111,7 +111,7 @@ import Testing
                     _ = try await client.get(url)
                 }
             }
-            let seen = try await server.waitForRequests(path: "/slow", count: 3, timeout: 30)
+            let seen = try await server.waitForRequests(path: "/slow", count: 3, timeout: 120)
             #expect(seen.count >= 3)
             #expect(seen.allSatisfy { $0.path == "/slow" })
             try await senders.value
