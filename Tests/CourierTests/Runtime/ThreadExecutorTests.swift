@@ -75,8 +75,15 @@ private actor OnThread {
             names.withLock { $0.append(name) }
             return nil
         }
+        // The instance's thread, made here so that the test can see it end.
+        let thread = Locked<Latch?>(nil)
+        environment.makeExecutor = {
+            let executor = ThreadExecutor(name: "courier.queue")
+            thread.withLock { $0 = executor.ended }
+            return executor
+        }
         var queue: OfflineQueue? = OfflineQueue(environment)
-        let ended = queue!.executorEnded
+        let ended = try #require(thread.withLock { $0 })
         let task = Task { [queue] in try await queue!.run(mailbox, incarnation: 1) }
         queue = nil
         _ = try await handle.enqueue(write(1), requiresAuth: true)
