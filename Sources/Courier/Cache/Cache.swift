@@ -16,6 +16,9 @@ import Foundation
 ///
 /// With a persistent tier it runs on a thread of its own (``ThreadExecutor``), so that its SQLite
 /// reads and writes never block the cooperative pool; without one, on the pool, as any actor.
+/// A failure of the tier is published and the cache goes on in memory, except one that leaves
+/// the tier untrustworthy (an I/O error, a damaged file: ``SQLiteDatabase/Failure/isUnusable``):
+/// then the cache fails, and its next instance opens the tier again.
 actor Cache: Component {
     /// The messages the cache understands: its whole API.
     enum Message: Sendable {
@@ -55,12 +58,11 @@ actor Cache: Component {
         let clock: any TimeSource
         /// The persistent tier's database file and byte limit; `nil` keeps memory only.
         var persistence: (path: String, maxBytes: Int)? = nil
+        /// Where the persistent tier is opened.
+        var storage: any PersistentCacheStorage = SQLiteCacheStorage()
         var events = EventBroadcaster<CacheEvent>()
         /// The entries, shared with the client's hit path (see ``CacheShelf``).
         let shelf: Locked<CacheShelf>
-        /// For fault tests: an error to fail with instead of handling a message, as a broken
-        /// invariant or a storage failure would. `nil` in use.
-        var fault: (@Sendable (Message) -> (any Error)?)? = nil
     }
 
     /// A fetch's number within one cache instance.
@@ -156,7 +158,7 @@ actor Cache: Component {
     private var stats = CacheStats()
     /// The persistent tier, opened before the first message (so that a subscriber who asked
     /// nothing yet sees the event of a corrupt file); `nil` when off or when it failed.
-    private var disk: PersistentCache?
+    private var disk: (any PersistentCacheStore)?
     private var diskOpened = false
 
     init(_ environment: Environment) {
@@ -190,7 +192,6 @@ actor Cache: Component {
     }
 
     func handle(_ message: consuming Message) throws {
-        if let error = environment.fault?(message) { throw error }
         if !diskOpened {
             // A new instance starts empty (what a failed one left is not trusted).
             clear()
@@ -201,25 +202,25 @@ actor Cache: Component {
         let forgotten = message.forgottenKeys
         switch consume message {
         case .get(let request, let reply):
-            get(request, reply)
+            try get(request, reply)
         case .leave(let cached):
             leave(cached)
         case .fetched(let instance, let id, let result):
-            if instance == self.instance { finish(id, result.mapError(environment.fetchFailure)) }
+            if instance == self.instance { try finish(id, result.mapError(environment.fetchFailure)) }
         // The client already took these keys off the shelf (`Handle.forget`); here they leave
         // the fetches running for them and the persistent tier.
         case .invalidate(let url):
             unstore(forgotten)
-            onDisk { try $0.remove(url: url) }
+            try onDisk { try $0.remove(url: url, below: false) }
         case .invalidatePrefix(let prefix):
             unstore(forgotten)
-            onDisk { try $0.remove(url: prefix, below: true) }
+            try onDisk { try $0.remove(url: prefix, below: true) }
         case .dropIdentity(let identity):
             unstore(forgotten)
-            onDisk { try $0.remove(identity: identity) }
+            try onDisk { try $0.remove(identity: identity) }
         case .clear:
             unstore(forgotten)
-            onDisk { try $0.removeAll() }
+            try onDisk { try $0.removeAll() }
         case .clearExpired:
             let now = environment.clock.currentDate
             storage { $0.removeAll { _, entry in entry.isExpired(at: now) } }
@@ -235,14 +236,14 @@ actor Cache: Component {
         }
     }
 
-    private func get(_ cached: CacheRequest, _ reply: Reply<HTTPResponse>) {
+    private func get(_ cached: CacheRequest, _ reply: Reply<HTTPResponse>) throws {
         // Cancelled before this message was handled (its `leave` may even have come first).
         guard !reply.isAnswered else { return }
         let identity = cached.key.identity
         if !identity.isEmpty, identity != currentIdentity {
             if let previous = currentIdentity {
                 storage { $0.removeAll { key, _ in key.identity == previous } }
-                onDisk { try $0.remove(identity: previous) }
+                try onDisk { try $0.remove(identity: previous) }
             }
             currentIdentity = identity
         }
@@ -251,7 +252,7 @@ actor Cache: Component {
         // The clock is read once, and only when something stored may be judged: a miss in memory
         // without a persistent tier reads none (then `now` is never used).
         let now = entry != nil || disk != nil ? environment.clock.currentDate : .distantPast
-        if entry == nil, cached.ttl != .noCache, let stored = onDisk({ try $0.entry(for: storageKey, now: now) }) ?? nil {
+        if entry == nil, cached.ttl != .noCache, let stored = try onDisk({ try $0.entry(for: storageKey, now: now) }) ?? nil {
             storage { $0.store(stored, for: storageKey) }   // back in memory, most recently used
             entry = stored
         }
@@ -353,7 +354,7 @@ actor Cache: Component {
         return flight
     }
 
-    private func finish(_ id: FlightNumber, _ result: consuming Result<HTTPResponse, NetworkError>) {
+    private func finish(_ id: FlightNumber, _ result: consuming Result<HTTPResponse, NetworkError>) throws {
         guard let flight = remove(id) else { return }
         let now = environment.clock.currentDate
         let answer: Result<HTTPResponse, NetworkError>
@@ -361,17 +362,17 @@ actor Cache: Component {
         case .success(let response) where response.status == 304 && flight.stale?.revalidating == true:
             let entry = flight.stale!.entry.revalidated(by: response, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now)
             answer = .success(entry.response)
-            if flight.storable { file(entry, under: flight.storageKey, now: now) }
+            if flight.storable { try file(entry, under: flight.storageKey, now: now) }
             stats.revalidated += 1
         case .success(let response) where !flight.storable:
             answer = .success(response)
         case .success(let response):
             if let entry = CacheEntry.make(
                 response: response, to: flight.first.request, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now) {
-                file(entry, under: flight.storageKey, now: now)
+                try file(entry, under: flight.storageKey, now: now)
             } else if response.status != 304 {
                 storage { $0.remove(flight.storageKey) }
-                onDisk { try $0.remove(flight.storageKey) }
+                try onDisk { try $0.remove(flight.storageKey) }
             }
             answer = .success(response)
         case .failure(let error):
@@ -387,8 +388,8 @@ actor Cache: Component {
     }
 
     /// Files `entry` under `key`: on the shelf (moved in, not copied) and in the persistent tier.
-    private func file(_ entry: consuming CacheEntry, under key: CacheKey, now: Date) {
-        onDisk { try $0.store(entry, for: key, now: now) }
+    private func file(_ entry: consuming CacheEntry, under key: CacheKey, now: Date) throws {
+        try onDisk { try $0.store(entry, for: key, now: now) }
         environment.shelf.withLock(passing: entry) { (shelf, entry: consuming CacheEntry) in _ = shelf.storage.store(entry, for: key) }
     }
 
@@ -414,7 +415,7 @@ actor Cache: Component {
         diskOpened = true
         guard let persistence = environment.persistence else { return }
         do {
-            let (disk, movedAside) = try PersistentCache.open(path: persistence.path, maxBytes: persistence.maxBytes)
+            let (disk, movedAside) = try environment.storage.open(path: persistence.path, maxBytes: persistence.maxBytes)
             // A session's private entries do not outlive its process on disk (its identity, saved
             // with the tokens, may): earlier processes' are dropped.
             try disk.removePrivate()
@@ -427,13 +428,17 @@ actor Cache: Component {
 
     /// Runs `body` on the persistent tier, if there is one. A failure is published and the cache
     /// goes on (memory still answers): it is a cache, and nothing is lost that the network cannot
-    /// give again. Synchronous, in the handler, on the cache's own thread (never the pool's): a
-    /// read or write of one row by its key takes tens of microseconds.
+    /// give again. A failure that leaves the tier untrustworthy is thrown: the cache fails.
+    /// Synchronous, in the handler, on the cache's own thread (never the pool's): a read or write
+    /// of one row by its key takes tens of microseconds.
     @discardableResult
-    private func onDisk<T>(_ body: (PersistentCache) throws -> T) -> T? {
+    private func onDisk<T>(_ body: (any PersistentCacheStore) throws -> T) throws -> T? {
         guard let disk else { return nil }
         do {
             return try body(disk)
+        } catch let failure as SQLiteDatabase.Failure where failure.isUnusable {
+            // Waiting callers, released with this instance, are answered `componentRestarted`.
+            throw failure
         } catch {
             environment.events.publish(.storageFailed("\(error)"))
             return nil

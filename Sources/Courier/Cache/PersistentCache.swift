@@ -4,7 +4,7 @@ import Foundation
 /// bounded by bytes, least recently used dropped first, so that a restarted process still has
 /// the last good answers (`networkFirst` serves them while offline). Owned by one ``Cache``
 /// instance and used from its actor only.
-final class PersistentCache {
+final class PersistentCache: PersistentCacheStore {
     private let database: SQLiteDatabase
     /// The most bytes of entries kept (as ``CacheEntry/size`` counts them).
     let maxBytes: Int

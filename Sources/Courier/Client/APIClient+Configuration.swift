@@ -168,12 +168,13 @@ extension APIClient {
             /// must exist). Default none: memory only. Read and written on the cache's own thread;
             /// a file another process holds locked is waited for at most 1 s per statement, then
             /// that read or write is skipped with ``CacheEvent/storageFailed(_:)`` (a failed open
-            /// leaves the cache in memory only).
+            /// leaves the cache in memory only; an I/O error or a damaged file restarts the cache,
+            /// which opens the file again).
             public var storageFile: URL?
             /// The most bytes the database file keeps. Default 50 MiB.
             public var storageMaxBytes: Int
-            /// For fault tests (not public): makes the cache fail on chosen messages.
-            var fault: (@Sendable (Cache.Message) -> (any Error)?)?
+            /// Where the persistent tier is stored: SQLite, at ``storageFile``.
+            var storage: any PersistentCacheStorage = SQLiteCacheStorage()
 
             /// Creates cache settings; the defaults are 100 entries, 10 MiB, 300 s, `cacheFirst`,
             /// memory only.

@@ -72,8 +72,8 @@ extension APIClient.Configuration {
         public var conflicts: ConflictResolver
         /// Where the queue's items are stored: SQLite, at ``storageFile`` or in memory.
         var storage: any OfflineStorage = SQLiteOfflineStorage()
-        /// For fault tests (not public): makes the coordinator fail on chosen messages.
-        var coordinatorFault: (@Sendable (SyncCoordinator.Message) -> (any Error)?)?
+        /// How the sync coordinator's drains reach the queue: through its handle.
+        var drainQueue: @Sendable (OfflineQueue.Handle) -> any DrainQueue = { $0 }
 
         /// Creates offline-queue settings; the defaults are memory only, 1000 items, 3 attempts,
         /// 24 h expiry, a drain every 60 s while items wait (online or not), conflicts left to the app.

@@ -81,7 +81,7 @@ struct ClientComponents: Sendable {
                 fetchFailure: { NetworkError(answer: $0) },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: clock, shelf: cache.shelf)
-            environment.fault = caching.fault
+            environment.storage = caching.storage
             environment.events = cacheEvents
             environment.persistence = caching.storageFile.map { (path: $0.path, maxBytes: caching.storageMaxBytes) }
             children.append(.component(mailbox: cacheMailbox) { [environment] in Cache(environment) })
@@ -188,8 +188,8 @@ struct ClientComponents: Sendable {
             path: settings.storageFile?.path ?? ":memory:", limits: settings.limits, clock: clock, events: offline.offlineEvents,
             waiting: queue.waiting, loaded: queue.loaded, storage: settings.storage)
         let coordinatorEnvironment = SyncCoordinator.Environment(
-            mailbox: coordinator, queue: queue, send: replay, identity: identity, resolver: settings.conflicts, connectivity: offline.connectivity,
-            progress: offline.syncProgress, running: offline.running, fault: settings.coordinatorFault)
+            mailbox: coordinator, queue: settings.drainQueue(queue), send: replay, identity: identity, resolver: settings.conflicts,
+            connectivity: offline.connectivity, progress: offline.syncProgress, running: offline.running)
         let (events, current, interval) = (offline.connectivityEvents, offline.connectivity, settings.drainInterval)
         let (queueMailbox, loaded) = (queue.mailbox, queue.loaded)
         return [

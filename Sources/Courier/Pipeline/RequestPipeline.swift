@@ -36,6 +36,8 @@ actor RequestPipeline: Component {
     }
 
     private let environment: Environment
+    /// Where the sweep timer runs: cancelled with this instance.
+    private let scope: SupervisedScope
     private var budget: RetryBudget
     private var running: [RequestID: RunningCall] = [:]
     private var waiting = RequestQueue()
@@ -45,15 +47,16 @@ actor RequestPipeline: Component {
     private var sweepTimer: Task<Void, Never>?
     private var sweepAt: Duration?
 
-    init(_ environment: Environment) {
+    init(_ environment: Environment, scope: SupervisedScope) {
         self.environment = environment
+        self.scope = scope
         budget = environment.retryBudget
     }
 
     /// A pipeline under supervision: the handle callers use, and the child spec that runs a
     /// fresh instance on the same mailbox after each failure.
     static func child(_ environment: Environment) -> (Handle, ChildSpec) {
-        let spec = ChildSpec.component(mailbox: environment.mailbox) { RequestPipeline(environment) }
+        let spec = ChildSpec.component(mailbox: environment.mailbox) { RequestPipeline(environment, scope: $0) }
         return (Handle(mailbox: environment.mailbox), spec)
     }
 
@@ -111,9 +114,10 @@ actor RequestPipeline: Component {
         sweepTimer?.cancel()
         sweepAt = deadline
         let (clock, mailbox) = (environment.clock, environment.mailbox)
-        sweepTimer = Task {
-            do { try await clock.sleep(for: deadline - clock.now) } catch { return }
-            try? mailbox.send(.sweep)
+        // A superseded timer is cancelled here, which its scope does not count as a failure.
+        sweepTimer = scope.spawn("sweep") {
+            try await clock.sleep(for: deadline - clock.now)
+            try? mailbox.send(.sweep)   // refused only once the mailbox is closed (shutdown)
         }
     }
 

@@ -324,13 +324,15 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
     @Test("the cache restarted by its supervisor under load: it comes back empty and no request fails")
     func restartUnderLoad() async throws {
         struct Broken: Error {}
+        let file = try temporaryDirectory().appendingPathComponent("cache.sqlite")
         try await withScriptedServer { server in
             try await server.script("/v1/items/7", [.json(200, item).with(delay: 0.1)])
             let failNext = Locked(false)
             let api = cachingClient(server) { configuration in
-                configuration.caching?.fault = { message in
-                    guard case .get = message else { return nil }
-                    return failNext.withLock { fail in
+                // A persistent tier whose next step, once armed, fails as a broken disk does.
+                configuration.caching?.storageFile = file
+                configuration.caching?.storage = FaultyCacheStorage { _ in
+                    failNext.withLock { fail in
                         defer { fail = false }
                         return fail ? Broken() : nil
                     }
@@ -343,7 +345,8 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             }
             _ = try await server.waitForRequests(path: "/v1/items/7", count: 1)
             failNext.withLock { $0 = true }
-            // The message that breaks the cache (networkFirst always asks it), answered by the network.
+            // networkFirst always asks the cache, which reads or writes the tier for it: the
+            // message that breaks the cache (its read, or the store of its answer), answered by the network.
             _ = try await fetch(api, Endpoint<User>(path: "items/7", version: .v1, options: RequestOptions(cachePolicy: .networkFirst)))
             let users = try await load
             #expect(users.count == 100)

@@ -28,6 +28,11 @@ private actor OnThread {
     var values: [Int] { seen }
 }
 
+extension Cache {
+    /// The name of the thread this instance's isolated code runs on.
+    func threadName() -> String { currentThreadName() }
+}
+
 @Suite struct ThreadExecutorTests {
     @Test("an actor on a ThreadExecutor runs on the executor's thread, never on the caller's (a pool thread)")
     func runsOnItsThread() async {
@@ -75,8 +80,15 @@ private actor OnThread {
             names.withLock { $0.append(name) }
             return nil
         }
+        // The instance's thread, made here so that the test can see it end.
+        let thread = Locked<Latch?>(nil)
+        environment.makeExecutor = {
+            let executor = ThreadExecutor(name: "courier.queue")
+            thread.withLock { $0 = executor.ended }
+            return executor
+        }
         var queue: OfflineQueue? = OfflineQueue(environment)
-        let ended = queue!.executorEnded
+        let ended = try #require(thread.withLock { $0 })
         let task = Task { [queue] in try await queue!.run(mailbox, incarnation: 1) }
         queue = nil
         _ = try await handle.enqueue(write(1), requiresAuth: true)
@@ -90,22 +102,30 @@ private actor OnThread {
 
     @Test("the cache runs on its own thread when it has a persistent tier, on the pool without one")
     func cacheOffThePool() async throws {
-        let file = try temporaryDirectory().appendingPathComponent("cache.sqlite")
-        for storageFile in [file, nil] {
-            let names = Locked<[String]>([])
-            let api = client(URL(string: "https://api.example.com")!, transport: InMemoryTransport(always: HTTPResponse(status: 404))) {
-                $0.caching = .init(storageFile: storageFile)
-                $0.caching?.fault = { _ in
-                    let name = currentThreadName()
-                    names.withLock { $0.append(name) }
-                    return nil
-                }
+        // With a tier, through a client: each storage step records its thread (the open, and
+        // the removal of earlier sessions' entries).
+        let names = Locked<[String]>([])
+        let api = client(URL(string: "https://api.example.com")!, transport: InMemoryTransport(always: HTTPResponse(status: 404))) {
+            $0.caching = .init(storageFile: try? temporaryDirectory().appendingPathComponent("cache.sqlite"))
+            $0.caching?.storage = FaultyCacheStorage { _ in
+                let name = currentThreadName()
+                names.withLock { $0.append(name) }
+                return nil
             }
-            _ = try await api.cache.stats()
-            let seen = names.withLock { $0 }
-            #expect(seen.count == 1)
-            if storageFile != nil { #expect(seen == ["courier.cache"]) } else { #expect(!seen.contains("courier.cache")) }
-            await api.shutdown()
+        }
+        _ = try await api.cache.stats()
+        let seen = names.withLock { $0 }
+        #expect(!seen.isEmpty && Set(seen) == ["courier.cache"])
+        await api.shutdown()
+        // Both ways, on the instance itself: its isolated code runs where its messages do.
+        for persistence in [(path: try temporaryDirectory().appendingPathComponent("cache.sqlite").path, maxBytes: 1 << 20), nil] {
+            var environment = Cache.Environment(
+                mailbox: Mailbox(name: "Cache"), fetch: { _, _, _, _ in Task {} }, fetchFailure: { NetworkError(answer: $0) },
+                maxEntries: 10, maxBytes: 1 << 20, defaultTTL: 300, clock: ManualClock(),
+                shelf: Locked(CacheShelf(storage: CacheStorage(maxEntries: 10, maxBytes: 1 << 20))))
+            environment.persistence = persistence
+            let name = await Cache(environment).threadName()
+            if persistence != nil { #expect(name == "courier.cache") } else { #expect(name != "courier.cache") }
         }
     }
 

@@ -22,7 +22,7 @@ enum SimulationStep: Sendable, CustomStringConvertible {
     case conflicts(count: Int)
     /// The server applies the next writes, then cuts the connection before answering.
     case cuts(count: Int)
-    /// The next `times` messages of a component fail; the supervisor restarts it each time
+    /// The next `times` steps of a component fail; the supervisor restarts it each time
     /// (or gives up, with the finite restart policy).
     case crash(SimulatedFaults.Target, times: Int)
     /// The server stops accepting every access token issued so far.
@@ -178,14 +178,14 @@ final class FaultSimulation {
             maxRestarts: restartsAreFinite ? 3 : 1_000_000, period: .seconds(restartsAreFinite ? 5 : 1), initialDelay: .zero)
         configuration.session = .init(persistence: FileTokenPersistence(url: directory.appendingPathComponent("tokens.json")))
         var caching = APIClient.Configuration.Caching(storageFile: directory.appendingPathComponent("cache.sqlite"))
-        caching.fault = { _ in faults.fault(.cache, generation: generation) }
+        caching.storage = FaultyCacheStorage { _ in faults.fault(.cache, generation: generation) }
         configuration.caching = caching
         configuration.connectivity = .init(debounce: .zero, watchesLink: false)
         var offline = APIClient.Configuration.Offline(
             storageFile: directory.appendingPathComponent("offline.sqlite"), maxAttempts: 3,
             retryBackoff: .constant(.seconds(10)), drainInterval: .seconds(60), conflicts: .manual)
         offline.storage = FaultyOfflineStorage { _ in faults.fault(.queue, generation: generation) }
-        offline.coordinatorFault = { _ in faults.fault(.coordinator, generation: generation) }
+        offline.drainQueue = { queue in FaultyDrainQueue(queue) { faults.fault(.coordinator, generation: generation) } }
         configuration.offline = offline
         let api = APIClient(configuration: configuration)
         let (supervision, gaveUp, seen) = (api.supervisionEvents(), Latch(), Locked<[String]>([]))

@@ -3,17 +3,19 @@ import Foundation
 @testable import Courier
 
 /// The component faults of one simulation run, shared by every process (client) it starts
-/// through the queue's storage double (``FaultyOfflineStorage``) and the configuration's fault
-/// hooks (`coordinatorFault`, `caching.fault`).
+/// through test doubles of what the components depend on: the queue's and the cache's storage
+/// (``FaultyOfflineStorage``, ``FaultyCacheStorage``) and the queue as the coordinator's drains
+/// reach it (``FaultyDrainQueue``).
 ///
-/// - A **crash** armed for a component makes its next message (the queue: its next storage
-///   step, an I/O error) throw: the supervisor discards the instance (its held replies answer
-///   `componentRestarted`) and starts a new one on the same mailbox.
+/// - A **crash** armed for a component fails it at its next step: the queue's or the cache's
+///   next storage step (an I/O error), the coordinator's next drain claim (a broken contract).
+///   The supervisor discards the instance (its held replies answer `componentRestarted`) and
+///   starts a new one on the same mailbox.
 /// - A **kill** armed with a countdown lets the live process's offline queue take that many
 ///   more storage steps, then the process is dead: from then on every storage step of its
-///   queue and every message of its coordinator and cache throws (so nothing more is written
-///   to its files), and its link to the server refuses everything. The countdown counts
-///   storage steps, so it puts the death between any two of them.
+///   queue and cache and every drain claim of its coordinator throws (so nothing more is
+///   written to its files), and its link to the server refuses everything. The countdown
+///   counts storage steps, so it puts the death between any two of them.
 final class SimulatedFaults: Sendable {
     enum Target: String, Sendable, CaseIterable {
         case queue, coordinator, cache
@@ -35,7 +37,7 @@ final class SimulatedFaults: Sendable {
         let description: String
     }
 
-    /// The next `times` messages of `target` fail (more than the restart intensity allows, in
+    /// The next `times` steps of `target` fail (more than the restart intensity allows, in
     /// a burst, and the supervisor gives up).
     func arm(_ target: Target, times: Int = 1) {
         state.withLock { $0.crashes[target, default: 0] += times }
@@ -75,7 +77,7 @@ final class SimulatedFaults: Sendable {
 
     var crashCount: Int { state.withLock { $0.crashed } }
 
-    /// The hook: the error `target` of process `generation` fails its next message with, if any.
+    /// The hook: the error `target` of process `generation` fails its next step with, if any.
     func fault(_ target: Target, generation: Int) -> (any Error)? {
         let (error, died) = state.withLock { state -> ((any Error)?, Latch?) in
             if state.dead.contains(generation) { return (Injected(description: "process \(generation) was killed"), nil) }

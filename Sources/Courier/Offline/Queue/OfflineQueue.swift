@@ -66,11 +66,13 @@ actor OfflineQueue: Component {
         let loaded: Latch
         /// Where the items are stored.
         var storage: any OfflineStorage = SQLiteOfflineStorage()
+        /// Makes each instance's thread: a new one per instance, never shared.
+        var makeExecutor: @Sendable () -> ThreadExecutor = { ThreadExecutor(name: "courier.queue") }
     }
 
     private let environment: Environment
     /// This instance's thread: a restarted instance gets its own, and this one's ends with it.
-    private let executor = ThreadExecutor(name: "courier.queue")
+    private let executor: ThreadExecutor
     private var store: (any OfflineItemStore)?
     /// The last failed open and when it happened.
     private var openFailure: (NetworkError, Duration)?
@@ -88,12 +90,10 @@ actor OfflineQueue: Component {
 
     init(_ environment: Environment) {
         self.environment = environment
+        executor = environment.makeExecutor()
     }
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    /// Opens once this instance's thread has ended (for tests).
-    nonisolated var executorEnded: Latch { executor.ended }
 
     /// Runs on the executor's thread, so that the database is closed (a WAL checkpoint, an
     /// `fsync`) there too.

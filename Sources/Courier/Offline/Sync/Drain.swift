@@ -3,8 +3,8 @@
 /// connectivity is lost, or an item must wait for its backoff (the items after it wait too:
 /// writes go out in the order they were made; those claimed with it are released). A delivery
 /// is told to the queue without a wait (its row is deleted with the batch's); any other verdict
-/// is an ask, whose answer says whether the drain goes on. Runs in a task of its own; the
-/// coordinator learns of its end by a message.
+/// is an ask, whose answer says whether the drain goes on. Runs in a task of its coordinator's
+/// scope; the coordinator learns of its end by a message, or fails with it (see ``DrainQueue``).
 struct Drain: Sendable {
     /// Sends a replay of `item` (as `request`, its key set) through the request pipeline (auth
     /// under the item's session identity, its own timeouts, logging, no retries of its own).
@@ -14,7 +14,7 @@ struct Drain: Sendable {
     /// drain that ends early releases little.
     static let claimLimit = 64
 
-    let queue: OfflineQueue.Handle
+    let queue: any DrainQueue
     let send: Send
     let resolver: ConflictResolver
     let connectivity: LatestValue<ConnectivityState>
@@ -25,41 +25,35 @@ struct Drain: Sendable {
     /// another wait for their user.
     var identity: @Sendable () async -> String? = { nil }
 
-    /// Drains, publishing progress as it goes, and returns the last progress.
-    func run() async -> SyncProgress {
+    /// Drains, publishing progress as it goes, and returns the last progress. Throws what
+    /// breaks the queue's contract (an error other than a ``NetworkError``).
+    func run() async throws -> SyncProgress {
         // Counted once the store is open: a drain started at launch counts the stored writes.
         var report = SyncProgress(total: await queue.waitingCount())
         progress.publish(report)
         draining: while mayGoOn {
-            guard let batch = try? await queue.claim(limit: Self.claimLimit, identity: await identity()), !batch.isEmpty else { break }
+            let identity = await identity()
+            guard let batch = try await answer({ try await queue.claim(limit: Self.claimLimit, identity: identity) }),
+                  !batch.isEmpty else { break }
             // Writes added while it runs count too: what it settled, and what still waits
             // (this batch included). Read after the claim: the queue has handled every delivery before it.
             report.total = max(report.total, report.done + report.failed + queue.waiting.value)
             for (index, item) in batch.enumerated() {
                 guard mayGoOn else {
-                    _ = try? await queue.settle(batch[index...].map { ($0.id, .released) })
+                    _ = try await answer { try await queue.settle(batch[index...].map { ($0.id, .released) }) }
                     break draining
                 }
                 report.currentItem = item.id
                 progress.publish(report)
                 let verdict = await replay(item)
                 if case .delivered(let status) = verdict {
-                    do {
-                        try queue.delivered(item.id, status: status)
-                    } catch {
-                        break draining
-                    }
+                    guard try answer({ try queue.delivered(item.id, status: status) }) != nil else { break draining }
                     report.done += 1
                     report.currentItem = nil
                     progress.publish(report)
                     continue
                 }
-                let state: OfflineItemState?
-                do {
-                    state = try await queue.settle(item.id, verdict)
-                } catch {
-                    break draining
-                }
+                guard let state = try await answer({ try await queue.settle(item.id, verdict) }) else { break draining }
                 switch verdict {
                 case .conflict(_, .serverWins): report.done += 1
                 default: report.failed += 1
@@ -69,7 +63,7 @@ struct Drain: Sendable {
                 // A lost connection ends the drain; so does an item waiting for its backoff, which
                 // holds back the ones after it.
                 if verdict.endsDrain || state == .retrying {
-                    _ = try? await queue.settle(batch[(index + 1)...].map { ($0.id, .released) })
+                    _ = try await answer { try await queue.settle(batch[(index + 1)...].map { ($0.id, .released) }) }
                     break draining
                 }
             }
@@ -78,6 +72,24 @@ struct Drain: Sendable {
         report.isFinished = true
         progress.publish(report)
         return report
+    }
+
+    /// The queue's answer, or `nil` when it could not give one (a ``NetworkError``), which ends
+    /// the drain; any other error breaks the queue's contract and is thrown.
+    private func answer<T>(_ call: () async throws -> T) async throws -> T? {
+        do {
+            return try await call()
+        } catch is NetworkError {
+            return nil
+        }
+    }
+
+    private func answer<T>(_ call: () throws -> T) throws -> T? {
+        do {
+            return try call()
+        } catch is NetworkError {
+            return nil
+        }
     }
 
     /// Whether the drain may replay another item: not stopped, and connectivity not lost

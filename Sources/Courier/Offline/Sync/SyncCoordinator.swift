@@ -29,7 +29,7 @@ actor SyncCoordinator: Component {
     /// What every instance runs with; it outlives instances.
     struct Environment: Sendable {
         let mailbox: Mailbox<Message>
-        let queue: OfflineQueue.Handle
+        let queue: any DrainQueue
         let send: Drain.Send
         /// The session's identity now (``Drain/identity``).
         var identity: @Sendable () async -> String? = { nil }
@@ -39,8 +39,6 @@ actor SyncCoordinator: Component {
         /// The drain task in flight, whichever instance started it: a new drain first stops
         /// and awaits it, so two never run at once even across a restart.
         let running: Locked<DrainSlot>
-        /// For fault tests: makes the coordinator fail on chosen messages.
-        var fault: (@Sendable (Message) -> (any Error)?)?
     }
 
     private let environment: Environment
@@ -64,8 +62,7 @@ actor SyncCoordinator: Component {
         }
     }
 
-    func handle(_ message: consuming Message) throws {
-        if let fault = environment.fault?(message) { throw fault }
+    func handle(_ message: consuming Message) {
         switch consume message {
         case .connectivity(let state):
             perform(machine.connectivityChanged(state))
@@ -116,7 +113,8 @@ actor SyncCoordinator: Component {
                 previous?.cancel()
                 running.task = scope.spawn("drain") {
                     await previous?.value
-                    let progress = await drain.run()
+                    // A drain that throws fails this instance (its scope's failure).
+                    let progress = try await drain.run()
                     try? mailbox.send(.drainFinished(instance: instance, generation: generation, progress))
                 }
             }

@@ -20,14 +20,13 @@ import Testing
         let body = Data(#"{"id":1,"name":"Ada"}"#.utf8)
         let transport = InMemoryTransport(always: HTTPResponse(
             status: 200, headers: ["Content-Type": "application/json", "Cache-Control": "max-age=3600"], body: body))
-        // A slow disk: each message's storage work takes 20 ms more, on the component's own
-        // thread (a sleep in the cache's fault hook, which `handle` calls first, and in each of
-        // the queue's storage steps).
+        // A slow disk: each storage step takes 20 ms more, on the component's own thread (a
+        // sleep in each step of the cache's persistent tier and of the queue's storage).
         let slowDisk: @Sendable () -> Void = { if slow.withLock({ $0 }) { usleep(20_000) } }
         return client(URL(string: "https://api.example.com")!, transport: transport) {
             $0.connectivity = .init(debounce: .zero, watchesLink: false)
             $0.caching = .init(storageFile: cacheFile)
-            $0.caching?.fault = { _ in slowDisk(); return nil }
+            $0.caching?.storage = FaultyCacheStorage { _ in slowDisk(); return nil }
             var offline = APIClient.Configuration.Offline(storageFile: queueFile)
             offline.storage = FaultyOfflineStorage { _ in slowDisk(); return nil }
             $0.offline = offline
@@ -47,7 +46,8 @@ import Testing
         return ContinuousClock.now - start
     }
 
-    /// Keeps the queue and the cache busy with messages (enqueues, stats) until `stop` is set.
+    /// Keeps the queue and the cache busy with messages that touch their storage (enqueues; the
+    /// invalidation of a URL no GET uses, then stats, answered once it was handled) until `stop` is set.
     private func keepStorageBusy(_ api: APIClient, until stop: Locked<Bool>) -> Task<Void, Never> {
         Task {
             await withTaskGroup(of: Void.self) { group in
@@ -58,7 +58,10 @@ import Testing
                         }
                     }
                     group.addTask {
-                        while !stop.withLock({ $0 }) { _ = try? await api.cache.stats() }
+                        while !stop.withLock({ $0 }) {
+                            try? api.cache.invalidate(under: "elsewhere")
+                            _ = try? await api.cache.stats()
+                        }
                     }
                 }
             }

@@ -442,7 +442,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         defer { server.stop() }
         try await server.script("/notes", [.json(201, "{}")])
         let settles = Locked(0)
-        let finishes = Locked(0)
+        let claims = Locked(0)
         // Restarts wait on the system clock (a short backoff), and five are allowed.
         let restarts = RestartPolicy(maxRestarts: 5, period: .seconds(60), initialDelay: .milliseconds(1), maximumDelay: .milliseconds(10))
         let api = offlineClient(server.baseURL, directory: try temporaryDirectory(), clock: SystemTimeSource(), restarts: restarts) {
@@ -452,11 +452,14 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
                 let count = settles.withLock { $0 += 1; return $0 }
                 return count == 10 || count == 25 ? InjectedFailure(label: "queue") : nil
             }
-            $0.coordinatorFault = { message in
-                guard case .drainFinished = message else { return nil }
-                return finishes.withLock { $0 += 1; return $0 } == 1 ? InjectedFailure(label: "coordinator") : nil
+            // The second claim: at the end of the first drain, when it asks for more.
+            $0.drainQueue = { queue in
+                FaultyDrainQueue(queue) {
+                    claims.withLock { $0 += 1; return $0 } == 2 ? InjectedFailure(label: "coordinator") : nil
+                }
             }
         }
+        let supervision = api.supervisionEvents()
         // Offline while the writes are stored, so that no drain (and no injected restart) runs
         // under an enqueue: only the syncNow calls below drain. (Over the libcurl transport a
         // drain started by the first enqueues reached the tenth settle, and restarted the queue,
@@ -469,7 +472,11 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
             rounds += 1
             do { _ = try await api.offline.sync() } catch { continue }   // a restart may answer componentRestarted
         }
-        #expect(settles.withLock { $0 } >= 25 && finishes.withLock { $0 } >= 1)   // every fault happened
+        #expect(settles.withLock { $0 } >= 25 && claims.withLock { $0 } >= 2)   // every fault happened
+        // The failed claim failed its drain, and with it the coordinator.
+        for await event in supervision {
+            if case .restarted(child: "SyncCoordinator", _) = event { break }
+        }
         #expect(try await api.offline.pendingCount == 0)
         #expect(try await api.offline.items().isEmpty)
         let received = try await server.requests(path: "/notes")

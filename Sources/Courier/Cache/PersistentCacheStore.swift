@@ -1,0 +1,17 @@
+import Foundation
+
+/// An opened persistent tier: what a ``Cache`` reads and writes there, each call done when it
+/// returns. Used from the cache's own thread only. ``PersistentCache`` (SQLite) in use.
+protocol PersistentCacheStore: AnyObject {
+    /// The entry under `key`, marked used at `now`; `nil` if none.
+    func entry(for key: CacheKey, now: Date) throws -> CacheEntry?
+    /// Stores `entry` under `key` (replacing any), within the tier's byte limit.
+    func store(_ entry: CacheEntry, for key: CacheKey, now: Date) throws
+    func remove(_ key: CacheKey) throws
+    /// Drops every identity's entries for `url`, or, with `below`, for `url` and the URLs under it.
+    func remove(url: String, below: Bool) throws
+    func remove(identity: String) throws
+    /// Drops every entry stored for a session (identity other than "").
+    func removePrivate() throws
+    func removeAll() throws
+}
