@@ -1,10 +1,22 @@
-/// What the steps below an attempt report back up to the retry and admission steps: the
-/// request as last sent (the retry decision and the 401 renewal judge it, with what
-/// interceptors and auth added), the attempts made, and the redirects the last one followed.
+/// One call's shared part: the client's settings, the caller's options and Courier's own
+/// settings (set once), and what the steps below an attempt report back up to the retry and
+/// admission steps: the request as last sent (the retry decision and the 401 renewal judge it,
+/// with what interceptors and auth added), the attempts made, and the redirects the last one
+/// followed.
 ///
 /// A class shared down one call's chain; its lock orders a write in a later step before the
 /// read in an earlier one, even when a user's interceptor runs the rest of the chain elsewhere.
 final class CallRecord: Sendable {
+    let client: ChainSettings
+    let options: RequestOptions
+    let settings: CallSettings
+
+    init(client: ChainSettings, options: RequestOptions, settings: CallSettings) {
+        self.client = client
+        self.options = options
+        self.settings = settings
+    }
+
     private struct State {
         var sent: HTTPRequest?
         var redirects = 0

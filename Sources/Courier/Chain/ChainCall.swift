@@ -1,14 +1,11 @@
 import Foundation
 
 /// What the steps of one call know of it, handed down the chain by value: each step passes on
-/// what it set up (admission the id and deadline, the retry step the attempt).
+/// what it set up (admission the id and deadline, the retry step the attempt). What does not
+/// change during the call is shared (``CallRecord``), so a copy is a few words.
 struct ChainCall: Sendable {
-    /// The client's settings every call shares.
-    let client: ChainSettings
-    /// The caller's options, as given (a `nil` setting is the client's).
-    var options: RequestOptions
-    /// What Courier's own calls add (a stream, a read key, a replay's identity).
-    let settings: CallSettings
+    /// The call's own part: its options and settings, and what later steps report back.
+    let record: CallRecord
     /// Set by admission; 0 before.
     var id = RequestID(0)
     /// When the call entered admission and when it must be over, on the client's clock (all
@@ -25,15 +22,18 @@ struct ChainCall: Sendable {
     /// The bytes the response may still have: the client's limit less what earlier redirect
     /// hops of the attempt received.
     var responseBytesLeft: Int
-    /// What the later steps report back up: the request as last sent, redirects followed.
-    let record = CallRecord()
 
     init(client: ChainSettings, options: RequestOptions, settings: CallSettings = CallSettings()) {
-        self.client = client
-        self.options = options
-        self.settings = settings
+        record = CallRecord(client: client, options: options, settings: settings)
         responseBytesLeft = client.maxResponseBytes
     }
+
+    /// The client's settings every call shares.
+    var client: ChainSettings { record.client }
+    /// The caller's options, as given (a `nil` setting is the client's).
+    var options: RequestOptions { record.options }
+    /// What Courier's own calls add (a stream, a read key, a replay's identity).
+    var settings: CallSettings { record.settings }
 
     /// What the interceptors are told.
     var context: RequestContext {

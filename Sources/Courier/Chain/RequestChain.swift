@@ -3,8 +3,8 @@
 /// interceptors, redirects, security guard, auth, logging, transport. A client has only the
 /// steps it has something for.
 ///
-/// A call runs in its caller's task; the part after admission in a task the caller starts,
-/// which inherits its task-local values (``RequestPipeline/Handle/admitted(_:deadline:_:)``).
+/// A call runs in its caller's task, every step and the transport: they see its task-local
+/// values, and cancelling it reaches the transport.
 final class RequestChain: Sendable {
     let steps: [ChainLink]
     let settings: ChainSettings

@@ -1,6 +1,6 @@
 /// The pipeline's part of a call: resolves its settings once (id, deadline, attempt timeout),
-/// waits for a slot (``RequestPipeline/Handle/admitted(_:deadline:_:)``), runs the steps after
-/// it, and turns the outcome into the call's answer: the response's metrics, a status of 400
+/// waits for a slot (``RequestPipeline/Handle/admit(_:deadline:)``), runs the steps after it in
+/// the caller's task, frees the slot, and turns the outcome into the call's answer: the response's metrics, a status of 400
 /// or more as its ``NetworkError``, and the request events (started, finished or failed).
 ///
 /// The token refresh passes it without a slot (``unadmitted(_:_:)``): the requests waiting for
@@ -30,17 +30,21 @@ struct AdmissionStep: Interceptor {
         call.deadline = call.created + (call.options.deadline ?? requestDeadline)
         call.attemptTimeout = call.options.attemptTimeout ?? request.timeout ?? attemptTimeout
         call.publishing = client.events.hasSubscribers
-        let work: @Sendable () async -> Result<HTTPResponse, NetworkError> = { [call] in
+        var result: Result<HTTPResponse, NetworkError>
+        var running: RunningCall?
+        do throws(NetworkError) {
+            if takesSlot {
+                running = try await pipeline.admit(call.id, deadline: call.deadline)
+                running?.enter()
+            }
             if call.publishing {
                 client.events.publish(.started(call.id, method: request.method, url: client.redaction.url(request.url)))
             }
-            do throws(NetworkError) {
-                return .success(try await chain.proceed(request, call))
-            } catch {
-                return .failure(error)
-            }
+            result = .success(try await chain.proceed(request, call))
+        } catch {
+            result = .failure(error)
         }
-        var result = takesSlot ? await pipeline.admitted(call.id, deadline: call.deadline, work) : await work()
+        if let running, let stopped = pipeline.finished(call.id, running) { result = .failure(stopped) }
         // Refused admission: never started, no attempt made.
         let attempts = call.record.attempts
         // From the call's entry into admission, its wait for a slot included.

@@ -4,10 +4,13 @@ extension RequestPipeline {
     /// never another's.
     struct Handle: Sendable {
         let mailbox: Mailbox<Message>
+        /// Where a finished call is left when no call waits for a slot.
+        private let finished: FinishedCalls
         private let lastID = Locked<UInt64>(0)
 
-        init(mailbox: Mailbox<Message>) {
+        init(mailbox: Mailbox<Message>, finished: FinishedCalls) {
             self.mailbox = mailbox
+            self.finished = finished
         }
 
         /// A new request identifier.
@@ -15,40 +18,27 @@ extension RequestPipeline {
             RequestID(lastID.withLock { $0 += 1; return $0 })
         }
 
-        /// Runs `work` once the pipeline admits request `id`, in a task that inherits the
-        /// caller's task-local values and priority, and frees the slot when it ends (before the
-        /// caller wakes). Cancelling the calling task cancels the work, or the wait for a slot.
-        /// - Returns: the work's result; `overloaded` when the queue is full, `timeout` when no
-        ///   slot freed before `deadline`, `cancelled`, or the pipeline's unavailability when it
-        ///   stopped meanwhile (shutdown, or a failure).
-        nonisolated(nonsending) func admitted(
-            _ id: RequestID, deadline: Duration, _ work: @escaping @Sendable () async -> Result<HTTPResponse, NetworkError>
-        ) async -> Result<HTTPResponse, NetworkError> {
+        /// Waits until the pipeline admits request `id` (a slot is free), then returns the call
+        /// it holds, which the caller runs in its own task (``RunningCall/enter()``) and ends
+        /// with ``finished(_:_:)``. Cancelling the calling task while it waits leaves the queue.
+        /// - Throws: `overloaded` when the queue is full, `timeout` when no slot freed before
+        ///   `deadline`, `cancelled`, or the pipeline's unavailability.
+        nonisolated(nonsending) func admit(_ id: RequestID, deadline: Duration) async throws(NetworkError) -> RunningCall {
             let call = RunningCall()
-            let task = Self.start(id, deadline: deadline, call, mailbox, work)
-            call.started(task)
-            let result = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
-            if call.wasStopped { return .failure(NetworkError(answer: mailbox.answerError(RuntimeError.replyDropped))) }
-            return result
+            do {
+                try await mailbox.ask({ .admit(id, deadline: deadline, call, $0) }, onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
+            } catch {
+                throw NetworkError(answer: error)
+            }
+            return call
         }
 
-        /// The task of one request: admission, the work, the slot freed. Started from a
-        /// synchronous function so that it runs on the pool, not on the caller's actor.
-        private static func start(
-            _ id: RequestID, deadline: Duration, _ call: RunningCall, _ mailbox: Mailbox<Message>,
-            _ work: @escaping @Sendable () async -> Result<HTTPResponse, NetworkError>
-        ) -> Task<Result<HTTPResponse, NetworkError>, Never> {
-            Task {
-                do {
-                    try await mailbox.ask(
-                        { .admit(id, deadline: deadline, call, $0) }, onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
-                } catch {
-                    return .failure(NetworkError(answer: error))
-                }
-                let result = await work()
-                try? mailbox.send(.finished(id))
-                return result
-            }
+        /// Frees the slot of `call` (request `id`), before its caller is answered; returns the
+        /// error its caller gets instead of its outcome when the pipeline stopped it.
+        func finished(_ id: RequestID, _ call: RunningCall) -> NetworkError? {
+            call.leave()
+            if self.finished.leave(id) { try? mailbox.send(.finished(id)) }
+            return call.wasStopped ? NetworkError(answer: mailbox.answerError(RuntimeError.replyDropped)) : nil
         }
 
         /// May one more retry be made (the retry budget)? `false` when the pipeline cannot say.

@@ -1,22 +1,24 @@
 import Foundation
 
 /// Admission control (a bound on requests in flight, then a bounded queue, then `overloaded`),
-/// the retry budget, and the counters. It never runs a request: an admitted request runs in a
-/// task its caller starts (``Handle/admitted(_:deadline:_:)``), which inherits the caller's
-/// task-local values, and which the pipeline cancels if it stops while the request runs.
+/// the retry budget, and the counters. It never runs a request: an admitted request runs in its
+/// caller's task (``Handle/admit(_:deadline:)``), which the pipeline cancels if it stops while
+/// the request runs (``RunningCall``).
 ///
-/// Per request it handles two messages: `admit` (an ask, answered when a slot is free) and
-/// `finished` (a tell). Callers reach it through a ``Handle``; ``child(_:)`` wires one under a
+/// Per request it handles one message, `admit` (an ask, answered when a slot is free): a caller
+/// leaves the call it finished in ``FinishedCalls``, collected with the next message, and sends
+/// `finished` only while calls wait for a slot. Callers reach it through a ``Handle``; ``child(_:)`` wires one under a
 /// supervisor.
 actor RequestPipeline: Component {
     /// The messages the request pipeline understands: its whole API.
     enum Message: Sendable {
         /// Answer once request `id` may run, or `timeout` at `deadline` if no slot frees before
-        /// (ask, from the request's task).
+        /// (ask, from the caller's task).
         case admit(RequestID, deadline: Duration, RunningCall, Reply<Void>)
         /// The caller gave up on this request before it was admitted (tell).
         case cancel(RequestID)
-        /// An admitted request ended; its slot is free (tell, from the request's task).
+        /// An admitted request ended while calls wait; its slot is free (tell, from the
+        /// caller's task).
         case finished(RequestID)
         /// May one more retry be made? Answers whether the retry budget had one (ask).
         case retryPermit(Reply<Bool>)
@@ -33,6 +35,8 @@ actor RequestPipeline: Component {
         let maxQueuedRequests: Int
         let retryBudget: RetryBudget
         let clock: any TimeSource
+        /// Where callers leave the calls they finished (shared by every instance).
+        let finished = FinishedCalls()
     }
 
     private let environment: Environment
@@ -57,11 +61,15 @@ actor RequestPipeline: Component {
     /// fresh instance on the same mailbox after each failure.
     static func child(_ environment: Environment) -> (Handle, ChildSpec) {
         let spec = ChildSpec.component(mailbox: environment.mailbox) { RequestPipeline(environment, scope: $0) }
-        return (Handle(mailbox: environment.mailbox), spec)
+        return (Handle(mailbox: environment.mailbox, finished: environment.finished), spec)
     }
 
     func handle(_ message: consuming Message) {
         stats.messagesHandled += 1
+        // Slots freed since the last message first, so admission sees them; and again after the
+        // message, so the count of waiting calls callers read is the one it left.
+        collectFinished()
+        defer { collectFinished() }
         switch consume message {
         case .admit(let id, let deadline, let call, let reply):
             admit(WaitingRequest(id: id, deadline: deadline, call: call, reply: reply))
@@ -69,8 +77,8 @@ actor RequestPipeline: Component {
             running[id] = nil
             startWaiting()
         case .cancel(let id):
-            // The caller was already answered `cancelled`. A running request's task was
-            // cancelled with its caller and sends `finished`; a queued one leaves the queue.
+            // The caller was already answered `cancelled`. A running request ends in its
+            // cancelled caller's task and sends `finished`; a queued one leaves the queue.
             waiting.remove(id)
         case .retryPermit(let reply):
             let granted = budget.withdraw()
@@ -86,6 +94,17 @@ actor RequestPipeline: Component {
             snapshot.inFlight = running.count
             snapshot.queued = waiting.count
             reply.succeed(snapshot)
+        }
+    }
+
+    /// Frees the slots of the calls callers left, starts waiting ones in them, and tells the
+    /// callers how many calls still wait.
+    private func collectFinished() {
+        while true {
+            let finished = environment.finished.collect(waiting: waiting.count)
+            if finished.isEmpty { return }
+            for id in finished { running[id] = nil }
+            startWaiting()
         }
     }
 

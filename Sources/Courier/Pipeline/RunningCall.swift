@@ -1,34 +1,44 @@
-/// An admitted request's work, as the pipeline holds it: the task that runs it, which the
-/// pipeline cancels when it stops (shutdown, or the instance failed), and whether it did.
+/// An admitted call as the pipeline holds it: the caller's task while the call runs in it, so
+/// that the pipeline can stop the call when it stops (shutdown, or the instance failed), and
+/// whether it did.
 ///
-/// The task is set after the pipeline may already have admitted (or stopped) the call, since
-/// the task itself asks for admission: whichever of `started` and `stop` comes second cancels.
-final class RunningCall: Sendable {
+/// `@unchecked Sendable`: the task handle is read and written only under `lock`, and only
+/// between ``enter()`` and ``leave()`` (while the call runs in that task, which is alive), so
+/// a stop never reaches a task the call already left. `UnsafeCurrentTask.cancel()` may be
+/// called from any thread, as `Task.cancel()` may.
+final class RunningCall: @unchecked Sendable {
     private struct State {
-        var task: Task<Result<HTTPResponse, NetworkError>, Never>?
+        var task: UnsafeCurrentTask?
         var stopped = false
     }
 
-    private let state = Locked(State())
+    private let lock = Lock()
+    private nonisolated(unsafe) var state = State()
 
     /// Whether the pipeline stopped the call (its answer is then the pipeline's unavailability).
-    var wasStopped: Bool { state.withLock { $0.stopped } }
+    var wasStopped: Bool { lock.withLock { state.stopped } }
 
-    /// The call's work runs in `task`.
-    func started(_ task: Task<Result<HTTPResponse, NetworkError>, Never>) {
-        let stopped = state.withLock { state in
-            state.task = task
-            return state.stopped
+    /// The call runs from now on in the calling task; stopped already, it is cancelled at once.
+    func enter() {
+        withUnsafeCurrentTask { task in
+            let stopped = lock.withLock {
+                state.task = task
+                return state.stopped
+            }
+            if stopped { task?.cancel() }
         }
-        if stopped { task.cancel() }
     }
 
-    /// The pipeline stops: the work is cancelled (its transport exchange with it).
+    /// The call left its task: a later stop does not touch it.
+    func leave() {
+        lock.withLock { state.task = nil }
+    }
+
+    /// The pipeline stops: the call's task is cancelled (its transport exchange with it).
     func stop() {
-        let task = state.withLock { state in
+        lock.withLock {
             state.stopped = true
-            return state.task
+            state.task?.cancel()
         }
-        task?.cancel()
     }
 }

@@ -1,0 +1,36 @@
+/// Where callers leave the calls they finished while no call waits for a slot. The pipeline
+/// collects them whenever it handles a message, so a call costs it one message (`admit`), not
+/// two. While calls wait for a slot a caller sends `finished` instead, so the next one starts
+/// at once.
+///
+/// Invariant: the pipeline sets ``collect(waiting:)``'s count under the same lock that hands it
+/// what was left, so a call finished after a wait began is always told as a message.
+final class FinishedCalls: Sendable {
+    private struct State {
+        var finished: [RequestID] = []
+        var waiting = 0
+    }
+
+    private let state = Locked(State())
+
+    /// A caller finished `id`: `true` if it must send `finished` (calls wait for a slot),
+    /// `false` if `id` was left for the pipeline to collect.
+    func leave(_ id: RequestID) -> Bool {
+        state.withLock { state in
+            if state.waiting > 0 { return true }
+            state.finished.append(id)
+            return false
+        }
+    }
+
+    /// What callers left since the last call; from now on they send `finished` while
+    /// `waiting` (the calls waiting for a slot) is above zero.
+    func collect(waiting: Int) -> [RequestID] {
+        state.withLock { state in
+            state.waiting = waiting
+            var finished: [RequestID] = []
+            swap(&finished, &state.finished)
+            return finished
+        }
+    }
+}
