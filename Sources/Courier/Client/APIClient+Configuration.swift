@@ -219,7 +219,7 @@ extension APIClient {
         /// Your interceptors (``Interceptor``), in order: each attempt passes them after the
         /// request interceptors and before the redirects, the security guard, auth, logging and
         /// the transport. Default none.
-        public var interceptors: [any Interceptor] = []
+        public var interceptors: [any Interceptor]
         /// Your response interceptors; they run after logging and the security guard.
         public var responseInterceptors: [any ResponseInterceptor]
         /// Retries of every request that does not set its own. Default ``RetryPolicy/default``.
@@ -278,6 +278,7 @@ extension APIClient {
             offline: Offline? = nil,
             requestInterceptors: [any RequestInterceptor] = [],
             responseInterceptors: [any ResponseInterceptor] = [],
+            interceptors: [any Interceptor] = [],
             retryPolicy: RetryPolicy = .default,
             retryBudget: RetryBudget = RetryBudget(),
             json: JSONCoding = JSONCoding(),
@@ -300,6 +301,7 @@ extension APIClient {
             self.offline = offline
             self.requestInterceptors = requestInterceptors
             self.responseInterceptors = responseInterceptors
+            self.interceptors = interceptors
             self.retryPolicy = retryPolicy
             self.retryBudget = retryBudget
             self.json = json
