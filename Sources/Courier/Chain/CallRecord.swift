@@ -27,10 +27,8 @@ final class CallRecord: Sendable {
 
     /// The request the transport was last given.
     var sent: HTTPRequest? { state.withLock { $0.sent } }
-    /// The redirects the last attempt followed.
-    var redirects: Int { state.withLock { $0.redirects } }
-    /// The attempts started so far.
-    var attempts: Int { state.withLock { $0.attempts } }
+    /// The attempts started and the redirects the last one followed, read at once.
+    var counts: (attempts: Int, redirects: Int) { state.withLock { ($0.attempts, $0.redirects) } }
 
     func sending(_ request: HTTPRequest) { state.withLock { $0.sent = request } }
     func followed(_ redirects: Int) { state.withLock { $0.redirects = redirects } }

@@ -16,7 +16,8 @@ struct RedirectStep: Interceptor {
         let limit = call.client.maxResponseBytes
         var request = request
         var (hops, received) = (0, 0)
-        defer { call.record.followed(hops) }
+        // The retry step resets the count per attempt: only a hop is written.
+        defer { if hops > 0 { call.record.followed(hops) } }
         while true {
             call.responseBytesLeft = limit - received
             let response = try await chain.proceed(request, call)

@@ -46,11 +46,11 @@ struct AdmissionStep: Interceptor {
         }
         if let running, let stopped = pipeline.finished(call.id, running) { result = .failure(stopped) }
         // Refused admission: never started, no attempt made.
-        let attempts = call.record.attempts
+        let (attempts, redirects) = call.record.counts
         // From the call's entry into admission, its wait for a slot included.
         let duration = client.clock.now - call.created
         if case .success(var response) = result {
-            response.metrics = RequestMetrics(id: call.id, attempts: attempts, redirects: call.record.redirects, duration: duration)
+            response.metrics = RequestMetrics(id: call.id, attempts: attempts, redirects: redirects, duration: duration)
             result = response.status >= 400 ? .failure(NetworkError(response: response) ?? .serverError(response)) : .success(response)
         }
         if call.publishing {

@@ -40,15 +40,14 @@ struct RetryStep: Interceptor {
                 outcome = .failure(error)
             }
             if Task.isCancelled { throw .cancelled }
-            // Judged on the request as sent: an interceptor may have added an Idempotency-Key,
-            // and auth the credential's version.
-            let sent = call.record.sent ?? outgoing
-
             let refused = if case .response(let response) = outcome {
                 response.status == 401 || (response.status < 400 && call.settings.credentialRejected?(response) == true)
             } else { false }
             // A success is final: skip the retry decision (and its clock and random reads).
             if !refused, case .response(let response) = outcome, response.status < 400 { return response }
+            // Judged on the request as sent: an interceptor may have added an Idempotency-Key,
+            // and auth the credential's version.
+            let sent = call.record.sent ?? outgoing
             // A 401 to the session's token: get a newer one (the token store makes one refresh
             // for any number of such requests) and replay once; a second 401 is final.
             if refused, !renewedCredential, sent.bodyStream?.isReopenable != false, let version = sent.credentialVersion, let tokens {
