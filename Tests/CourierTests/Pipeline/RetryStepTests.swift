@@ -4,7 +4,7 @@ import Testing
 
 @testable import Courier
 
-@Suite(.timeLimit(.minutes(5))) struct RequestExecutionTests {
+@Suite(.timeLimit(.minutes(5))) struct RetryStepTests {
     @Test("retries are counted at the server")
     func retriesAreCountedAtTheServer() async throws {
         try await withScriptedServer { server in
