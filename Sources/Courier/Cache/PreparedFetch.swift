@@ -16,23 +16,23 @@ final class PreparedFetch: Sendable {
     }
 
     private let state = Locked(State.waiting(nil))
-    private let task = Locked<Task<Void, Never>?>(nil)
+    /// Waits for the order, and runs it if there is one.
+    private let task: Task<Void, Never>
 
     /// Prepares `send` (the steps after the cache) in a task of the calling task's, which waits
     /// for the cache's order.
     init(_ send: @escaping @Sendable (HTTPRequest) async -> Result<HTTPResponse, NetworkError>) {
-        let started = Task { [state] in
+        task = Task { [state] in
             guard let order = await Self.order(state) else { return }
             order.answer.resume(with: await send(order.request))
         }
-        task.withLock { $0 = started }
     }
 
     /// Starts the fetch of `request`, answered through `answer`; returns its task, which the
     /// cache cancels when no caller waits for it any more.
     func start(_ request: HTTPRequest, answer: Reply<HTTPResponse>) -> Task<Void, Never> {
         decide(Order(request: request, answer: answer))
-        return task.withLock { $0! }
+        return task
     }
 
     /// The cache did not need it (or the caller is done with the cache): its task ends.

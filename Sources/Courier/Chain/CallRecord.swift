@@ -32,11 +32,11 @@ final class CallRecord: Sendable {
 
     func sending(_ request: HTTPRequest) { state.withLock { $0.sent = request } }
     func followed(_ redirects: Int) { state.withLock { $0.redirects = redirects } }
-    /// Attempt `number` starts with `request` (the steps below may change it before it is sent).
-    func attempting(_ number: Int, with request: HTTPRequest) {
+    /// Attempt `number` starts: nothing of it is sent yet (a step may answer it itself).
+    func attempting(_ number: Int) {
         state.withLock { state in
             state.attempts = number
-            state.sent = request
+            state.sent = nil
             state.redirects = 0
         }
     }

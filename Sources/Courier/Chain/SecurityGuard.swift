@@ -32,7 +32,8 @@ public struct SecurityGuard: Interceptor, RequestInterceptor, ResponseIntercepto
     public func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
         try check(request)
         let response = try await chain.proceed(request)
-        inspect(response, to: request, context: chain.context)
+        // The context is built only for a guard that warns.
+        if warnsOnMissingSecurityHeaders { inspect(response, to: request, context: chain.context) }
         return response
     }
 

@@ -31,7 +31,7 @@ struct RetryStep: Interceptor {
             if call.publishing { client.events.publish(.attempt(call.id, number: call.attempt)) }
             let attemptEnd = now + call.attemptTimeout
             call.attemptEnd = attemptEnd < call.deadline ? (attemptEnd, .attempt) : (call.deadline, .request)
-            call.record.attempting(call.attempt, with: outgoing)
+            call.record.attempting(call.attempt)
 
             let outcome: RetryPolicy.AttemptOutcome
             do {
