@@ -26,10 +26,9 @@ actor Cache: Component {
         case get(CacheRequest, Reply<HTTPResponse>)
         /// The caller that sent this request gave up waiting (tell).
         case leave(CacheRequest)
-        /// Fetch `flight` of cache instance `instance` ended (tell, from the pipeline's reply); a
-        /// later instance ignores it. Its error is as the pipeline's reply got it: the cache maps
-        /// it (``Environment/fetchFailure``) when it handles the message, so a reply the pipeline
-        /// dropped reads `componentUnavailable` if the pipeline's mailbox was closed by then.
+        /// Fetch `flight` of cache instance `instance` ended (tell, from the fetch's reply); a
+        /// later instance ignores it. Its error is mapped to a ``NetworkError`` when the message
+        /// is handled (a reply dropped unanswered is a runtime error).
         case fetched(instance: UInt64, flight: FlightNumber, Result<HTTPResponse, any Error>)
         /// A write to `url` succeeded: forget its stored GETs, for every identity (tell).
         case invalidate(url: String)
@@ -48,9 +47,6 @@ actor Cache: Component {
     /// What every instance runs with.
     struct Environment: Sendable {
         let mailbox: Mailbox<Message>
-        /// What a fetch's failure is to the cache's callers: a runtime error as an asker of the
-        /// pipeline would be told it (``NetworkError/init(answer:)``).
-        let fetchFailure: @Sendable (any Error) -> NetworkError
         let maxEntries: Int
         let maxBytes: Int
         /// Seconds of freshness of ``CacheTTL/defaultTTL``.
@@ -206,7 +202,7 @@ actor Cache: Component {
         case .leave(let cached):
             leave(cached)
         case .fetched(let instance, let id, let result):
-            if instance == self.instance { try finish(id, result.mapError(environment.fetchFailure)) }
+            if instance == self.instance { try finish(id, result.mapError { NetworkError(answer: $0) }) }
         // The client already took these keys off the shelf (`Handle.forget`); here they leave
         // the fetches running for them and the persistent tier.
         case .invalidate(let url):

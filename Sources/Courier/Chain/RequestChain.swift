@@ -8,8 +8,8 @@
 final class RequestChain: Sendable {
     let steps: [ChainLink]
     let settings: ChainSettings
-    /// Where a call that must not be queued nor cached enters (a queued write's replay, the
-    /// cache's own fetch): the admission step.
+    /// Where a call that must be neither queued nor cached enters (a queued write's replay):
+    /// the admission step.
     let admission: Int
     /// Whether the client has a cache: without one nothing is stored, and `cacheOnly` has
     /// nothing to answer with.
@@ -33,19 +33,13 @@ final class RequestChain: Sendable {
     }
 
     /// Runs `request` from admission on: neither queued nor answered by the cache, whatever its
-    /// method.
+    /// method (a queued write's replay); its outcome as a value.
     nonisolated(nonsending) func sendAdmitted(
         _ request: HTTPRequest, options: RequestOptions, settings callSettings: CallSettings
-    ) async throws(NetworkError) -> HTTPResponse {
-        try await InterceptorChain.run(request, steps: steps, at: admission, ChainCall(client: settings, options: options, settings: callSettings))
-    }
-
-    /// ``sendAdmitted(_:options:settings:)``'s outcome as a value.
-    nonisolated(nonsending) func resultAdmitted(
-        _ request: HTTPRequest, options: RequestOptions, settings: CallSettings
     ) async -> Result<HTTPResponse, NetworkError> {
-        do {
-            return .success(try await sendAdmitted(request, options: options, settings: settings))
+        do throws(NetworkError) {
+            return .success(try await InterceptorChain.run(
+                request, steps: steps, at: admission, ChainCall(client: settings, options: options, settings: callSettings)))
         } catch {
             return .failure(error)
         }

@@ -78,7 +78,6 @@ struct ClientComponents: Sendable {
         if let caching = configuration.caching, let cache {
             var environment = Cache.Environment(
                 mailbox: cacheMailbox,
-                fetchFailure: { NetworkError(answer: $0) },
                 maxEntries: caching.maxEntries, maxBytes: caching.maxBytes,
                 defaultTTL: Int(caching.defaultTTL.inSeconds.rounded(.down)), clock: clock, shelf: cache.shelf)
             environment.storage = caching.storage
@@ -145,7 +144,7 @@ struct ClientComponents: Sendable {
     ) async -> Result<HTTPResponse, NetworkError> {
         let options = RequestOptions(
             attemptTimeout: item.attemptTimeout, deadline: item.deadline, retryPolicy: .never, requiresAuth: item.requiresAuth)
-        let result = await chain.resultAdmitted(request, options: options, settings: CallSettings(sessionIdentity: item.sessionIdentity))
+        let result = await chain.sendAdmitted(request, options: options, settings: CallSettings(sessionIdentity: item.sessionIdentity))
         offline.learn(from: result)
         if case .success = result { cache?.forget(.invalidate(url: request.url.absoluteString)) }
         return result

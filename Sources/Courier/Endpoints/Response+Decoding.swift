@@ -22,13 +22,7 @@ extension Response {
         do {
             return Response(value: try decoder.decode(Value.self, from: response.body), response: response)
         } catch {
-            throw .decodingError(underlying: error, bodyPrefix: prefix(of: response.body))
+            throw .decodingError(underlying: error, bodyPrefix: HTTPResponse.prefix(of: response.body))
         }
-    }
-
-    /// The start of `body` as a decoding error shows it (``HTTPResponse/prefix(of:)``).
-    @usableFromInline
-    static func prefix(of body: Data) -> String {
-        HTTPResponse.prefix(of: body)
     }
 }

@@ -120,7 +120,7 @@ extension Cache {
         // Both ways, on the instance itself: its isolated code runs where its messages do.
         for persistence in [(path: try temporaryDirectory().appendingPathComponent("cache.sqlite").path, maxBytes: 1 << 20), nil] {
             var environment = Cache.Environment(
-                mailbox: Mailbox(name: "Cache"), fetchFailure: { NetworkError(answer: $0) },
+                mailbox: Mailbox(name: "Cache"),
                 maxEntries: 10, maxBytes: 1 << 20, defaultTTL: 300, clock: ManualClock(),
                 shelf: Locked(CacheShelf(storage: CacheStorage(maxEntries: 10, maxBytes: 1 << 20))))
             environment.persistence = persistence
