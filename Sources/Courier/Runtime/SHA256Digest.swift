@@ -1,7 +1,7 @@
 import Foundation
 
-/// SHA-256 (FIPS 180-4), for persisted queries' document hashes and cache keys: the toolchain
-/// has none on Linux, and Courier takes no package for it.
+/// SHA-256 (FIPS 180-4), for persisted queries' document hashes, cache keys and Digest
+/// authentication: the toolchain has none on Linux, and Courier takes no package for it.
 enum SHA256Digest {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
