@@ -201,7 +201,9 @@ extension APIClient {
         public var transport: any HTTPTransport
         /// The HTTPS-only guard. Default on; `nil` removes it.
         public var security: SecurityGuard?
-        /// Adds `Authorization: Bearer …` from a token closure. Default none. With a
+        /// Credentials for requests to the base URL's origin: `Bearer …` from a token closure,
+        /// or a password (``AuthInterceptor/basic(user:password:allowsInsecureHTTP:)``,
+        /// ``AuthInterceptor/digest(user:password:allowsInsecureHTTP:)``). Default none. With a
         /// ``session``, the session's tokens are used instead and only this interceptor's
         /// ``AuthInterceptor/publicPaths`` are kept.
         public var auth: AuthInterceptor?

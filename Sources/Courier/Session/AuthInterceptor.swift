@@ -1,6 +1,7 @@
 import Foundation
 
-/// Adds `Authorization: Bearer <token>` to requests that need credentials.
+/// Adds credentials to requests that need them: `Authorization: Bearer <token>`, or a user
+/// name and password by HTTP Basic (RFC 7617) or Digest (RFC 7616).
 ///
 /// The token comes from `token`, read before every attempt (so a retry after a refresh uses the
 /// new token); keep it cheap, e.g. a value your session code keeps up to date. A client with a
@@ -9,6 +10,27 @@ import Foundation
 /// go without, and so do requests to an origin other than the client's base URL's (a token
 /// never leaves the host it is for). A request that needs auth when there is no token fails
 /// with ``NetworkError/unauthorized(_:)`` (no response) without being sent.
+///
+/// A password (``basic(user:password:allowsInsecureHTTP:)``,
+/// ``digest(user:password:allowsInsecureHTTP:)``) follows the same rules, and is never sent over
+/// plain HTTP to a host that is not loopback unless `allowsInsecureHTTP` says so (such a
+/// request fails with ``NetworkError/securityError(_:)`` before it is sent):
+///
+/// ```swift
+/// let configuration = APIClient.Configuration(
+///     baseURL: URL(string: "https://api.example.com")!,
+///     auth: .basic(user: "ann", password: "s3cret"))
+/// ```
+///
+/// - Basic goes with every request that needs credentials, without waiting for a 401.
+/// - Digest answers the server's 401 challenge (MD5, SHA-256 and their `-sess` variants,
+///   `qop=auth`, or RFC 2069's form when the challenge has no `qop`), once per request and
+///   redirect hop: a second 401 is the call's answer (``NetworkError/unauthorized(_:)``). A
+///   401 saying `stale=true` (the nonce expired) is answered again with the new nonce. Later
+///   requests to the origin answer its last challenge at once, with the next nonce count.
+///   Challenges are answered only when the interceptor is the configuration's
+///   ``APIClient/Configuration/auth``, where the client re-sends the request; the body must be
+///   one that can be sent again (not a stream read once).
 public struct AuthInterceptor: RequestInterceptor {
     /// Paths that never carry credentials, matched on whole trailing path segments
     /// (`/auth/login` matches `/v1/auth/login`, not `/auth/login-history`). Matching is by
@@ -26,6 +48,8 @@ public struct AuthInterceptor: RequestInterceptor {
     private let token: (@Sendable () async throws(NetworkError) -> String?)?
     /// The client's ``TokenStore``: its published credential, refreshed when due.
     private let store: TokenStore.Handle?
+    /// A user name and password, sent by Basic or Digest (then neither `token` nor `store`).
+    let password: PasswordAuthentication?
 
     /// The usual public paths: login, token refresh, health check.
     public static let defaultPublicPaths = ["/auth/login", "/auth/refresh", "/health"]
@@ -38,17 +62,50 @@ public struct AuthInterceptor: RequestInterceptor {
         self.init(publicPaths: publicPaths, token: token, store: nil)
     }
 
+    /// An interceptor sending `credential` by HTTP Basic (RFC 7617) with every request that
+    /// needs credentials. `publicPaths` go without; default none.
+    /// - Parameter allowsInsecureHTTP: whether the password may go over plain HTTP to a host
+    ///   that is not loopback (in clear text: only on a network you trust). Default `false`.
+    public init(basic credential: PasswordCredential, publicPaths: [String] = [], allowsInsecureHTTP: Bool = false) {
+        self.init(publicPaths: publicPaths, password: PasswordAuthentication(credential: credential, scheme: .basic, allowsInsecureHTTP: allowsInsecureHTTP))
+    }
+
+    /// An interceptor answering the server's HTTP Digest challenges (RFC 7616) with
+    /// `credential`. `publicPaths` go without; default none.
+    /// - Parameter allowsInsecureHTTP: whether answers may go over plain HTTP to a host that is
+    ///   not loopback. Default `false`.
+    public init(digest credential: PasswordCredential, publicPaths: [String] = [], allowsInsecureHTTP: Bool = false) {
+        self.init(publicPaths: publicPaths, password: PasswordAuthentication(credential: credential, scheme: .digest, allowsInsecureHTTP: allowsInsecureHTTP))
+    }
+
+    /// Basic authentication with `user` and `password` on every request to the client's
+    /// origin (OkHttp's `Credentials.basic`, Alamofire's `authenticate(username:password:)`
+    /// sent up front).
+    public static func basic(user: String, password: String, allowsInsecureHTTP: Bool = false) -> AuthInterceptor {
+        AuthInterceptor(basic: PasswordCredential(user: user, password: password), allowsInsecureHTTP: allowsInsecureHTTP)
+    }
+
+    /// Digest authentication with `user` and `password`: the client's origin's challenges are
+    /// answered (see the type's discussion).
+    public static func digest(user: String, password: String, allowsInsecureHTTP: Bool = false) -> AuthInterceptor {
+        AuthInterceptor(digest: PasswordCredential(user: user, password: password), allowsInsecureHTTP: allowsInsecureHTTP)
+    }
+
     /// An interceptor reading the credential the client's token store publishes.
     init(publicPaths: [String], store: TokenStore.Handle) {
         self.init(publicPaths: publicPaths, token: nil, store: store)
     }
 
-    private init(publicPaths: [String], token: (@Sendable () async throws(NetworkError) -> String?)?, store: TokenStore.Handle?) {
+    private init(
+        publicPaths: [String], token: (@Sendable () async throws(NetworkError) -> String?)? = nil, store: TokenStore.Handle? = nil,
+        password: PasswordAuthentication? = nil
+    ) {
         let paths = publicPaths.map { $0.hasPrefix("/") ? $0 : "/" + $0 }
         self.publicPaths = paths
         self.publicSuffixes = Self.suffixes(paths)
         self.token = token
         self.store = store
+        self.password = password
     }
 
     /// Adds the bearer token, or lets a public request through untouched.
@@ -72,10 +129,16 @@ public struct AuthInterceptor: RequestInterceptor {
         return !isPublic(pathOf: request.url)
     }
 
-    /// Adds the token store's credential to `request` when that needs no wait. Returns `false`
-    /// when ``addCredentialsWaiting(to:)`` must: there is no store, or it must be asked. (The
-    /// auth step calls the two itself, so that a credential already published costs no wait.)
+    /// Adds the token store's credential, or the password, to `request` when that needs no
+    /// wait. Returns `false` when ``addCredentialsWaiting(to:)`` must: there is no store, or it
+    /// must be asked. (The auth step calls the two itself, so that a credential already
+    /// published costs no wait.) A Digest password adds its answer to the origin's last
+    /// challenge, or nothing before the first.
     func addCredentialsNow(to request: inout HTTPRequest) throws(NetworkError) -> Bool {
+        if let password {
+            _ = try password.authorize(&request)
+            return true
+        }
         guard let (value, version) = try store?.authorizationNow() else { return false }
         request.headers.replaceOrAdd(name: "Authorization", value: value)
         request.credentialVersion = version

@@ -164,4 +164,29 @@ import Testing
         #expect(auth.isPublic("/v1/status/"))
         #expect(!auth.isPublic("/statuses"))
     }
+
+    @Test("as a request interceptor, a password goes by Basic to the base origin only, and not to public paths")
+    func basicAsRequestInterceptor() async {
+        let auth = AuthInterceptor(basic: PasswordCredential(user: "ann", password: "pw"), publicPaths: ["/health"])
+        let context = RequestContext(id: RequestID(1), baseURL: URL(string: Self.api)!)
+        let sent = try? proceeded(await auth.intercept(makeTestRequest(Self.api + "/v1/items", headers: ["Authorization": "Bearer x"]), context: context))
+        #expect(sent?.headers.values(for: "Authorization") == ["Basic YW5uOnB3"])
+        for url in ["https://other.example.com/v1/items", Self.api + "/health"] {
+            let untouched = try? proceeded(await auth.intercept(makeTestRequest(url), context: context))
+            #expect(untouched?.headers.contains("Authorization") == false, "\(url)")
+        }
+    }
+
+    @Test("a Digest password adds nothing before its first challenge; a Basic one the RFC forbids fails invalidRequest")
+    func passwordEdges() async {
+        let digest = AuthInterceptor.digest(user: "ann", password: "pw")
+        #expect(await authorized(digest, makeTestRequest(Self.api + "/v1/items"))?.headers.contains("Authorization") == false)
+        let error = await thrown { () async throws(NetworkError) in
+            try await AuthInterceptor.basic(user: "a:b", password: "pw").intercept(makeTestRequest(Self.api + "/v1/items"), context: testContext())
+        }
+        guard case .invalidRequest? = error else {
+            Issue.record("expected .invalidRequest, got \(String(describing: error))")
+            return
+        }
+    }
 }
