@@ -53,11 +53,13 @@ struct CacheStep: Interceptor {
     }
 
     /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the
-    /// session's identity when it carries the session's, and `nil` (not cached at all) when it
-    /// carries credentials of unknown identity (its own `Authorization`, or a token closure's).
+    /// session's identity when it carries the session's, the user's when it carries a password,
+    /// and `nil` (not cached at all) when it carries credentials of unknown identity (its own
+    /// `Authorization`, or a token closure's).
     private func identity(of request: HTTPRequest, url: String, _ options: RequestOptions) -> String? {
         if request.headers.contains("Authorization") { return nil }
-        guard options.requiresAuth, let isPublic = authentication?.isPublic(pathOfURLText: url) else { return "" }
-        return isPublic ? "" : tokens?.credential.read { $0.identity }
+        guard options.requiresAuth, let authentication else { return "" }
+        if authentication.isPublic(pathOfURLText: url) { return "" }
+        return tokens?.credential.read { $0.identity } ?? authentication.password.map { "password:" + $0.credential.user }
     }
 }

@@ -287,4 +287,19 @@ import Testing
             }
         }
     }
+
+    @Test("with a cache, a password's responses are cached for its user (a token closure's are not)")
+    func cachedPerUser() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/report", [.json(200, "{}", headers: ["Cache-Control": "max-age=60"])])
+            let api = client(server.baseURL, retryPolicy: .never) {
+                $0.auth = .basic(user: "ann", password: "pw")
+                $0.caching = .init()
+            }
+            _ = try await api.send(Endpoint<Data>(path: "v1/report"))
+            _ = try await api.send(Endpoint<Data>(path: "v1/report"))
+            #expect(try await server.requests(path: "/v1/report").count == 1)
+            await api.shutdown()
+        }
+    }
 }
