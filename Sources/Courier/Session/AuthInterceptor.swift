@@ -63,17 +63,23 @@ public struct AuthInterceptor: RequestInterceptor {
     }
 
     /// An interceptor sending `credential` by HTTP Basic (RFC 7617) with every request that
-    /// needs credentials. `publicPaths` go without; default none.
-    /// - Parameter allowsInsecureHTTP: whether the password may go over plain HTTP to a host
-    ///   that is not loopback (in clear text: only on a network you trust). Default `false`.
+    /// needs credentials.
+    /// - Parameters:
+    ///   - credential: the user name and password.
+    ///   - publicPaths: paths that go without (see ``publicPaths``). Default none.
+    ///   - allowsInsecureHTTP: whether the password may go over plain HTTP to a host that is not
+    ///     loopback (in clear text: only on a network you trust). Default `false`.
     public init(basic credential: PasswordCredential, publicPaths: [String] = [], allowsInsecureHTTP: Bool = false) {
         self.init(publicPaths: publicPaths, password: PasswordAuthentication(credential: credential, scheme: .basic, allowsInsecureHTTP: allowsInsecureHTTP))
     }
 
     /// An interceptor answering the server's HTTP Digest challenges (RFC 7616) with
-    /// `credential`. `publicPaths` go without; default none.
-    /// - Parameter allowsInsecureHTTP: whether answers may go over plain HTTP to a host that is
-    ///   not loopback. Default `false`.
+    /// `credential`.
+    /// - Parameters:
+    ///   - credential: the user name and password.
+    ///   - publicPaths: paths that go without (see ``publicPaths``). Default none.
+    ///   - allowsInsecureHTTP: whether answers may go over plain HTTP to a host that is not
+    ///     loopback. Default `false`.
     public init(digest credential: PasswordCredential, publicPaths: [String] = [], allowsInsecureHTTP: Bool = false) {
         self.init(publicPaths: publicPaths, password: PasswordAuthentication(credential: credential, scheme: .digest, allowsInsecureHTTP: allowsInsecureHTTP))
     }
@@ -108,7 +114,8 @@ public struct AuthInterceptor: RequestInterceptor {
         self.password = password
     }
 
-    /// Adds the bearer token, or lets a public request through untouched.
+    /// Adds the bearer token or the password (Basic, or Digest's answer to the origin's last
+    /// challenge), or lets a public request through untouched.
     public func intercept(_ request: HTTPRequest, context: RequestContext) async throws(NetworkError) -> RequestInterception {
         guard applies(to: request, requiresAuth: context.requiresAuth, baseOrigin: context.baseOrigin, hasBaseURL: context.baseURL != nil)
         else { return .proceed(request) }
@@ -136,7 +143,7 @@ public struct AuthInterceptor: RequestInterceptor {
     /// challenge, or nothing before the first.
     func addCredentialsNow(to request: inout HTTPRequest) throws(NetworkError) -> Bool {
         if let password {
-            _ = try password.authorize(&request)
+            try password.authorize(&request)
             return true
         }
         guard let (value, version) = try store?.authorizationNow() else { return false }

@@ -24,21 +24,18 @@ struct PasswordAuthentication: Sendable {
     }
 
     /// Adds the credential to `request`: Basic, or Digest's answer to the origin's last
-    /// challenge, if any. Returns whether it added one.
+    /// challenge, if any.
     /// - Throws: ``NetworkError/securityError(_:)`` for plain HTTP to a host that is not
     ///   loopback, unless ``allowsInsecureHTTP``; ``NetworkError/invalidRequest(_:)`` for a
     ///   credential Basic cannot carry.
-    func authorize(_ request: inout HTTPRequest) throws(NetworkError) -> Bool {
-        guard let origin = request.origin else { return false }
+    func authorize(_ request: inout HTTPRequest) throws(NetworkError) {
+        guard let origin = request.origin else { return }
         try checkTransport(origin)
         switch scheme {
         case .basic:
             request.headers.replaceOrAdd(name: "Authorization", value: try basic.get())
-            return true
         case .digest:
-            guard let answer = sessions.next(for: origin) else { return false }
-            authorize(&request, answer)
-            return true
+            if let answer = sessions.next(for: origin) { authorize(&request, answer) }
         }
     }
 
