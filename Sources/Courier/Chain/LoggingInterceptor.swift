@@ -43,7 +43,9 @@ struct LoggingInterceptor: Interceptor, RequestInterceptor, ResponseInterceptor 
             "method": request.method.rawValue, "url": redaction.url(request.url),
         ]
         if detail == .standard || detail == .verbose { metadata["headers"] = describe(request.headers) }
-        if detail == .verbose, let body = request.body { metadata["body"] = redaction.body(body, limit: bodyLimit) }
+        if detail == .verbose, let body = request.body {
+            metadata["body"] = redaction.body(body, contentType: request.headers["Content-Type"], limit: bodyLimit)
+        }
         logger.log(.info, "request", metadata: metadata)
     }
 
@@ -65,7 +67,9 @@ struct LoggingInterceptor: Interceptor, RequestInterceptor, ResponseInterceptor 
             "status": String(response.status), "url": redaction.url(request.url),
         ]
         if detail == .standard || detail == .verbose { metadata["headers"] = describe(response.headers) }
-        if detail == .verbose { metadata["body"] = redaction.body(response.body, limit: bodyLimit) }
+        if detail == .verbose {
+            metadata["body"] = redaction.body(response.body, contentType: response.headers["Content-Type"], limit: bodyLimit)
+        }
         logger.log(level, "response", metadata: metadata)
     }
 
