@@ -73,6 +73,20 @@ struct LoggingInterceptor: Interceptor, RequestInterceptor, ResponseInterceptor 
         logger.log(level, "response", metadata: metadata)
     }
 
+    /// Whether a cache hit is logged: at `verbose` detail, when `info` lines are written.
+    var logsCacheHits: Bool { detail == .verbose && logger.isEnabled(.info) }
+
+    /// Logs, at `verbose` detail, that the cache answered `request` (as request `id`) with
+    /// `response`, stored `age` ago: no request or response line is logged for it, since
+    /// nothing was sent.
+    func logCacheHit(_ request: HTTPRequest, _ response: HTTPResponse, age: Duration, id: RequestID) {
+        guard logsCacheHits else { return }
+        logger.log(.info, "cache hit", metadata: [
+            "request": id.description, "method": request.method.rawValue, "url": redaction.url(request.url),
+            "status": String(response.status), "age": String(age.components.seconds),
+        ])
+    }
+
     private func describe(_ headers: HTTPHeaders) -> String {
         headers.map { "\($0.name): \(redaction.value(ofHeader: $0.name, $0.value))" }.joined(separator: "; ")
     }
