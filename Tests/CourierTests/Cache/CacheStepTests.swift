@@ -32,6 +32,7 @@ import Testing
             #expect(seen.first?.id == RequestID(1))
             #expect(id == RequestID(2))
             #expect(seen.filter { if case .finished = $0 { true } else { false } }.count == 1)
+            #expect(seen.last?.description == "#2 served from cache: GET \(url), 200, age 42 s")
             #expect(try await server.requests(path: "/v1/items/7").count == 1)
             await api.shutdown()
         }
