@@ -139,7 +139,8 @@ public final class CourierMetrics: Sendable {
             switch event {
             case .started(let id, let method, let url):
                 labels.start(id, method: method, url: url)
-            case .attempt, .redirected:
+            case .attempt, .redirected, .servedFromCache:
+                // Cache hits are counted from the cache's own counters (`pollStats`).
                 break
             case .retrying(let id, _, _, _):
                 counter("request_retries_total", labels.peek(id).dimensions).increment()

@@ -27,7 +27,7 @@ extension Cache {
             return shelf.withLock { shelf in
                 guard let entry = shelf.storage.entry(for: key), entry.matches(headers), entry.isFresh(at: now) else { return nil }
                 shelf.freshHits += 1
-                return entry.response
+                return entry.served(at: now)
             }
         }
 

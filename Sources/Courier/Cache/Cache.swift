@@ -257,7 +257,7 @@ actor Cache: Component {
         case .cacheOnly:
             if let entry {
                 stats.hits += 1
-                reply.succeed(entry.response)
+                reply.succeed(entry.served(at: now))
             } else {
                 stats.misses += 1
                 reply.fail(NetworkError.notCached)
@@ -266,7 +266,7 @@ actor Cache: Component {
         case .cacheFirst:
             if let entry, entry.isFresh(at: now) {
                 stats.hits += 1
-                reply.succeed(entry.response)
+                reply.succeed(entry.served(at: now))
                 return
             }
             if let entry, entry.servableWhileRevalidating(at: now) {
@@ -274,7 +274,7 @@ actor Cache: Component {
                 // The revalidation starts (with the caller's prepared fetch) before the caller is
                 // answered: answered, it drops what the cache did not start.
                 join(cached, stale: entry, reply: nil)
-                reply.succeed(entry.response)
+                reply.succeed(entry.served(at: now))
                 return
             }
         case .networkFirst, .networkOnly:

@@ -25,6 +25,13 @@ struct CacheEntry: Sendable {
         initialAge + max(0, Int(now.timeIntervalSince(storedAt).rounded(.down)))
     }
 
+    /// Its response as served from storage at `now`, marked with its age.
+    func served(at now: Date) -> HTTPResponse {
+        var served = response
+        served.cacheAge = age(at: now)
+        return served
+    }
+
     /// Whether it may be served without asking the server.
     func isFresh(at now: Date) -> Bool {
         !control.noCache && age(at: now) < lifetime

@@ -3,12 +3,17 @@
 /// `cacheFirst` hit), else by the cache actor, which serves from storage or fetches: it shares
 /// one fetch among identical requests, revalidates and stores. A write that succeeds makes the
 /// stored reads of its URL stale. If the cache fails while holding the request, the request
-/// goes on to the network.
+/// goes on to the network. A response served from storage is reported (a request event and, at
+/// `verbose` detail, a log line), since no later step sees it.
 struct CacheStep: Interceptor {
     let cache: Cache.Handle
     /// The first auth interceptor a request meets: it says which requests carry credentials.
     let authentication: AuthInterceptor?
     let tokens: TokenStore.Handle?
+    /// Numbers a hit that is reported: it never reaches admission, which numbers the others.
+    let pipeline: RequestPipeline.Handle
+    /// The client's logging, if any.
+    let logging: LoggingInterceptor?
 
     func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
         try await cached(request, chain)
@@ -29,6 +34,7 @@ struct CacheStep: Interceptor {
         let key = CacheKey(url: url, identity: identity)
         let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
         if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(headers: request.headers, key: key) {
+            report(fresh, to: request, chain.call.client)
             return fresh
         }
         // The fetch is prepared here, so that it runs with the caller's task-local values; the
@@ -42,14 +48,29 @@ struct CacheStep: Interceptor {
         }
         defer { fetch.drop() }
         do {
-            return try await cache.get(
+            let response = try await cache.get(
                 CacheRequest(request: request, key: key, policy: policy, ttl: ttl, fetch: fetch))
+            report(response, to: request, chain.call.client)
+            return response
         } catch RuntimeError.componentRestarted {
             // The cache failed while holding this request: the network answers instead.
             return try await chain.proceed(request)
         } catch {
             throw NetworkError(answer: error)
         }
+    }
+
+    /// Publishes and logs `response` as served from storage, if it was and anyone listens.
+    private func report(_ response: HTTPResponse, to request: HTTPRequest, _ client: ChainSettings) {
+        guard let seconds = response.cacheAge else { return }
+        let (publishing, logs) = (client.events.hasSubscribers, logging?.logsCacheHits ?? false)
+        guard publishing || logs else { return }
+        let id = pipeline.nextID()
+        let (url, age) = (client.redaction.url(request.url), Duration.seconds(seconds))
+        if publishing {
+            client.events.publish(.servedFromCache(id, method: request.method, url: url, status: response.status, age: age))
+        }
+        if logs { logging?.logCacheHit(request, response, age: age, id: id) }
     }
 
     /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the

@@ -43,7 +43,9 @@ struct LoggingInterceptor: Interceptor, RequestInterceptor, ResponseInterceptor 
             "method": request.method.rawValue, "url": redaction.url(request.url),
         ]
         if detail == .standard || detail == .verbose { metadata["headers"] = describe(request.headers) }
-        if detail == .verbose, let body = request.body { metadata["body"] = redaction.body(body, limit: bodyLimit) }
+        if detail == .verbose, let body = request.body {
+            metadata["body"] = redaction.body(body, contentType: request.headers["Content-Type"], limit: bodyLimit)
+        }
         logger.log(.info, "request", metadata: metadata)
     }
 
@@ -65,8 +67,24 @@ struct LoggingInterceptor: Interceptor, RequestInterceptor, ResponseInterceptor 
             "status": String(response.status), "url": redaction.url(request.url),
         ]
         if detail == .standard || detail == .verbose { metadata["headers"] = describe(response.headers) }
-        if detail == .verbose { metadata["body"] = redaction.body(response.body, limit: bodyLimit) }
+        if detail == .verbose {
+            metadata["body"] = redaction.body(response.body, contentType: response.headers["Content-Type"], limit: bodyLimit)
+        }
         logger.log(level, "response", metadata: metadata)
+    }
+
+    /// Whether a cache hit is logged: at `verbose` detail, when `info` lines are written.
+    var logsCacheHits: Bool { detail == .verbose && logger.isEnabled(.info) }
+
+    /// Logs, at `verbose` detail, that the cache answered `request` (as request `id`) with
+    /// `response`, stored `age` ago: no request or response line is logged for it, since
+    /// nothing was sent.
+    func logCacheHit(_ request: HTTPRequest, _ response: HTTPResponse, age: Duration, id: RequestID) {
+        guard logsCacheHits else { return }
+        logger.log(.info, "cache hit", metadata: [
+            "request": id.description, "method": request.method.rawValue, "url": redaction.url(request.url),
+            "status": String(response.status), "age": String(age.components.seconds),
+        ])
     }
 
     private func describe(_ headers: HTTPHeaders) -> String {

@@ -13,12 +13,18 @@ public enum RequestEvent: Sendable {
     case finished(RequestID, status: Int, attempts: Int, duration: Duration)
     /// The request failed with `error` (an error status, a transport error, cancellation…).
     case failed(RequestID, error: NetworkError, attempts: Int, duration: Duration)
+    /// The cache answered the request from storage, without a network exchange (a fresh hit, a
+    /// `cacheOnly` hit, or a stale response served while it is revalidated): a `method`
+    /// request to `url` (redacted), answered with the stored `status`, stored `age` ago. No
+    /// other event is published about this request; a revalidation it starts is a request of
+    /// its own.
+    case servedFromCache(RequestID, method: HTTPMethod, url: String, status: Int, age: Duration)
 
     /// The request this event is about.
     public var id: RequestID {
         switch self {
         case .started(let id, _, _), .attempt(let id, _), .redirected(let id, _, _), .retrying(let id, _, _, _),
-             .finished(let id, _, _, _), .failed(let id, _, _, _):
+             .finished(let id, _, _, _), .failed(let id, _, _, _), .servedFromCache(let id, _, _, _, _):
             id
         }
     }

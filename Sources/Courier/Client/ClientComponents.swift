@@ -110,7 +110,9 @@ struct ClientComponents: Sendable {
                 offline.queue.map { OfflineGate(offline: offline, queue: $0, tokens: tokens, authentication: authentication) }
             },
             offline.map { ConnectivityStep(offline: $0) },
-            cache.map { CacheStep(cache: $0, authentication: authentication, tokens: tokens) },
+            cache.map {
+                CacheStep(cache: $0, authentication: authentication, tokens: tokens, pipeline: pipeline, logging: configuration.logging.interceptor)
+            },
             admission,
             RetryStep(policy: configuration.retryPolicy, pipeline: pipeline, tokens: tokens, userAgent: configuration.userAgent),
         ]

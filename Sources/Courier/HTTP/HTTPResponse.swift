@@ -25,6 +25,9 @@ public struct HTTPResponse: Sendable {
     /// Set on the offline gate's answer to a write it stored instead of sending (a `202`
     /// without a body): the queued item's id, read by `client.offline.send`.
     var queuedItemID: Int64?
+    /// Its age in seconds, on a response the cache answered with from storage, without asking
+    /// the network (read by the cache step, which reports the hit).
+    var cacheAge: Int?
 
     /// Creates a response; headers default to none and the body to empty.
     public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {

@@ -61,6 +61,9 @@ public struct Redaction: Sendable, Equatable {
         self.parameterFragments = Set(parameterFragments.map { $0.lowercased() }.filter { !$0.isEmpty })
     }
 
+    /// The defaults, built once: what descriptions and ``HTTPRequest/curlCommand`` use.
+    static let standard = Redaction()
+
     /// Nothing is redacted. For local debugging only.
     public static let off = Redaction(headers: [], headerFragments: [], parameters: [], parameterFragments: [])
 
@@ -107,36 +110,53 @@ public struct Redaction: Sendable, Equatable {
         return components.string ?? "<unprintable URL>"
     }
 
-    /// The body as text, at most `limit` bytes, with secret JSON fields replaced. Other bodies
-    /// are shown only if they are UTF-8 text in which no secret name stands before a `=` or `:`
-    /// (`password=`, `"password": `, `Token: `).
-    public func body(_ data: Data, limit: Int) -> String {
+    /// The body as text, at most `limit` bytes, with its secrets replaced:
+    ///
+    /// - JSON (whatever `contentType` says) is shown as it was sent, byte for byte, with only
+    ///   the values of secret members replaced (no re-ordering, re-spacing or re-escaping);
+    /// - a form (`contentType` `application/x-www-form-urlencoded`) is shown with only its
+    ///   secret fields' values replaced;
+    /// - other UTF-8 text is shown only if no secret name stands in it before a `=` or `:`
+    ///   (`password=`, `"password": `, `Token: `), else as `<N bytes, redacted>`; bytes that
+    ///   are not UTF-8 as `<N bytes, binary>`.
+    public func body(_ data: Data, contentType: String? = nil, limit: Int) -> String {
         guard !data.isEmpty else { return "" }
-        guard redactsParameters else { return Self.truncate(data, limit: limit) }
-        if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
-            let cleaned = redactJSON(json)
-            if let text = try? JSONSerialization.data(withJSONObject: cleaned, options: [.fragmentsAllowed, .sortedKeys]) {
-                return Self.truncate(text, limit: limit)
-            }
-        }
-        guard String(data: data, encoding: .utf8) != nil else { return "<\(data.count) bytes, binary>" }
+        guard let text = shown(data, contentType: contentType) else { return "<\(data.count) bytes, redacted>" }
+        // Checked whole: a cut text may end inside a character, a binary one must not pass for it.
+        guard String(data: text, encoding: .utf8) != nil else { return "<\(data.count) bytes, binary>" }
+        return Self.truncate(text, limit: limit)
+    }
+
+    /// The whole body with its secrets replaced as ``body(_:contentType:limit:)`` describes, or
+    /// `nil` when it mentions a secret it cannot locate (then nothing of it may be shown). Not
+    /// checked for UTF-8.
+    func shown(_ data: Data, contentType: String?) -> Data? {
+        guard redactsParameters else { return data }
+        if let json = JSONSecretScanner.redacting(data, with: self) { return json }
+        if let contentType, Self.isForm(contentType) { return redactingForm(data) }
+        guard String(data: data, encoding: .utf8) != nil else { return data }
         // A secret shows up as a field name before `=` or `:` (`password=`, `"password": `,
         // `Token: `); "barcode" or "tokenizer" alone do not hide the body.
         let mentionsSecret = Self.fieldNames(in: data).contains { isSecret(parameter: $0) }
-        if mentionsSecret { return "<\(data.count) bytes, redacted>" }
-        return Self.truncate(data, limit: limit)
+        return mentionsSecret ? nil : data
     }
 
-    private func redactJSON(_ value: Any) -> Any {
-        if let object = value as? [String: Any] {
-            var result: [String: Any] = [:]
-            for (key, field) in object {
-                result[key] = isSecret(parameter: key) ? Self.placeholder : redactJSON(field)
-            }
-            return result
+    /// Whether `contentType` is `application/x-www-form-urlencoded` (ignoring case and
+    /// parameters).
+    private static func isForm(_ contentType: String) -> Bool {
+        let essence = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return essence.trimmingCharacters(in: .whitespaces).lowercased() == "application/x-www-form-urlencoded"
+    }
+
+    /// A form's fields as they were sent, the values of secret ones replaced.
+    private func redactingForm(_ data: Data) -> Data {
+        let fields = data.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { field -> Data in
+            guard let equals = field.firstIndex(of: UInt8(ascii: "=")) else { return Data(field) }
+            let encodedName = String(decoding: field[..<equals], as: UTF8.self).replacingOccurrences(of: "+", with: " ")
+            let name = encodedName.removingPercentEncoding ?? encodedName
+            return isSecret(parameter: name) ? Data(field[...equals]) + Data(Self.placeholder.utf8) : Data(field)
         }
-        if let array = value as? [Any] { return array.map(redactJSON) }
-        return value
+        return Data(fields.joined(separator: [UInt8(ascii: "&")]))
     }
 
     /// The names in `text` that stand before a `=` or `:` (spaces and a closing quote between
@@ -168,11 +188,13 @@ public struct Redaction: Sendable, Equatable {
         }
     }
 
-    private static func truncate(_ data: Data, limit: Int) -> String {
-        let prefix = data.prefix(limit)
-        guard let text = String(data: prefix, encoding: .utf8) ?? String(data: prefix.dropLast(3), encoding: .utf8) else {
-            return "<\(data.count) bytes, binary>"
-        }
-        return data.count > limit ? text + "… (\(data.count) bytes)" : text
+    /// UTF-8 `text` cut at `limit` bytes (on a character boundary), saying its whole size when
+    /// it was cut (the redacted text's, which does not tell a secret's length).
+    private static func truncate(_ text: Data, limit: Int) -> String {
+        guard text.count > limit else { return String(decoding: text, as: UTF8.self) }
+        let prefix = text.prefix(max(0, limit))
+        // A character cut at the limit is dropped whole (UTF-8 characters are at most 4 bytes).
+        let shown = (0...3).lazy.compactMap { String(data: prefix.dropLast($0), encoding: .utf8) }.first ?? ""
+        return shown + "… (\(text.count) bytes)"
     }
 }

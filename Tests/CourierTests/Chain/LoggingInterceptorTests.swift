@@ -57,14 +57,14 @@ import Testing
                 + "&refresh_token=%3Credacted%3E&code=%3Credacted%3E&password=%3Credacted%3E&page=2",
             "headers": "Authorization: <redacted>; Cookie: <redacted>; Proxy-Authorization: <redacted>; "
                 + "Content-Type: application/json",
-            "body": #"{"name":"ada","password":"<redacted>","user":{"refresh_token":"<redacted>"}}"#,
+            "body": #"{"password":"<redacted>","user":{"refresh_token":"<redacted>"},"name":"ada"}"#,
         ]))
         #expect(logger.lines.last == CapturingLogger.Line(level: .info, message: "response", metadata: [
             "request": "#3", "attempt": "2", "status": "200",
             "url": "https://api.example.com/v1/session?access_token=%3Credacted%3E&token=%3Credacted%3E"
                 + "&refresh_token=%3Credacted%3E&code=%3Credacted%3E&password=%3Credacted%3E&page=2",
             "headers": "Set-Cookie: <redacted>; Content-Type: application/json",
-            "body": #"{"access_token":"<redacted>","client_secret":"<redacted>","id_token":"<redacted>","ok":true}"#,
+            "body": #"{"access_token":"<redacted>","id_token":"<redacted>","client_secret":"<redacted>","ok":true}"#,
         ]))
     }
 
@@ -100,17 +100,53 @@ import Testing
             == #"[{"Password":"<redacted>"},{"nested":[{"TOKEN":"<redacted>"}]},{"name":"ada"}]"#)
     }
 
-    @Test("a non-JSON body mentioning a secret name is withheld entirely")
-    func formBodyWithheld() {
+    @Test("a form body is logged as sent with only its secret fields' values redacted")
+    func formBodyFieldsRedacted() {
         let logger = CapturingLogger()
-        let form = Data("grant_type=password&username=ada&password=hunter2".utf8)
+        let form = Data("grant_type=password&username=ada&password=hunter2&new%5Fpassword=x%26y&client+secret=s&flag".utf8)
         exchange(
             LoggingInterceptor(logger: logger, detail: .verbose),
-            makeTestRequest("https://api.example.com/oauth", method: .post, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: form),
+            makeTestRequest(
+                "https://api.example.com/oauth", method: .post,
+                headers: ["Content-Type": "Application/X-WWW-Form-Urlencoded; charset=utf-8"], body: form),
             HTTPResponse(status: 200, body: Data("plain ok".utf8)))
-        #expect(logger.lines.first?.metadata["body"] == "<\(form.count) bytes, redacted>")
+        #expect(logger.lines.first?.metadata["body"]
+            == "grant_type=password&username=ada&password=<redacted>&new%5Fpassword=<redacted>&client+secret=<redacted>&flag")
         #expect(logger.lines.last?.metadata["body"] == "plain ok")
         #expect(!logger.allText.contains("hunter2"))
+    }
+
+    @Test("a non-JSON, non-form body mentioning a secret name is withheld entirely")
+    func otherTextBodyWithheld() {
+        let logger = CapturingLogger()
+        let text = Data("grant_type=password&username=ada&password=hunter2".utf8)
+        exchange(
+            LoggingInterceptor(logger: logger, detail: .verbose),
+            makeTestRequest("https://api.example.com/oauth", method: .post, headers: ["Content-Type": "text/plain"], body: text),
+            HTTPResponse(status: 200, body: Data("plain ok".utf8)))
+        #expect(logger.lines.first?.metadata["body"] == "<\(text.count) bytes, redacted>")
+        #expect(!logger.allText.contains("hunter2"))
+    }
+
+    @Test("a JSON body is logged byte for byte as sent: member order, spacing and escapes kept, secrets replaced")
+    func jsonBodyAsSent() {
+        let logger = CapturingLogger()
+        let sent = #"{ "type": "application/json", "url": "https:\/\/a.example\/x", "z": 1, "a": [1.50, "\u00e9"], "token": {"n": 1} }"#
+        exchange(
+            LoggingInterceptor(logger: logger, detail: .verbose),
+            makeTestRequest("https://api.example.com/items", method: .post, headers: ["Content-Type": "application/json"], body: Data(sent.utf8)),
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"b":"application/json","a":2}"#.utf8)))
+        #expect(logger.lines.first?.metadata["body"]
+            == #"{ "type": "application/json", "url": "https:\/\/a.example\/x", "z": 1, "a": [1.50, "\u00e9"], "token": "<redacted>" }"#)
+        #expect(logger.lines.last?.metadata["body"] == #"{"b":"application/json","a":2}"#)
+    }
+
+    @Test("malformed JSON falls back to the rules for other text")
+    func malformedJSONFallsBack() {
+        let redaction = Redaction()
+        let mentionsSecret = Data(#"{"password": "hunter2", "name": }"#.utf8)
+        #expect(redaction.body(mentionsSecret, contentType: "application/json", limit: 100) == "<\(mentionsSecret.count) bytes, redacted>")
+        #expect(redaction.body(Data(#"{"name": "ada",}"#.utf8), contentType: "application/json", limit: 100) == #"{"name": "ada",}"#)
     }
 
     @Test("minimal detail: method, URL and status only")
@@ -196,7 +232,7 @@ import Testing
         #expect(redaction.value(ofHeader: "Authorization", "Bearer s3cr3t") == "Bearer s3cr3t")
         #expect(redaction.url(URL(string: "https://cdn.example.com/f?sig=abc&token=t")!)
             == "https://cdn.example.com/f?sig=%3Credacted%3E&token=t")
-        #expect(redaction.body(Data(#"{"sig":"abc","password":"p"}"#.utf8), limit: 100) == #"{"password":"p","sig":"<redacted>"}"#)
+        #expect(redaction.body(Data(#"{"sig":"abc","password":"p"}"#.utf8), limit: 100) == #"{"sig":"<redacted>","password":"p"}"#)
     }
 
     @Test("Redaction.url leaves URLs without secrets as they are")
@@ -215,11 +251,11 @@ import Testing
         #expect(redaction.body(Data(), limit: 10) == "")
         #expect(redaction.body(Data([0xFF, 0xFE, 0x00, 0x01]), limit: 100) == "<4 bytes, binary>")
         let accents = Data(String(repeating: "é", count: 600).utf8) // 1200 bytes, 2 per character
-        #expect(redaction.body(accents, limit: 1001) == String(repeating: "é", count: 499) + "… (1200 bytes)")
+        #expect(redaction.body(accents, limit: 1001) == String(repeating: "é", count: 500) + "… (1200 bytes)")
         #expect(redaction.body(accents, limit: 1000) == String(repeating: "é", count: 500) + "… (1200 bytes)")
         // JSON is redacted before it is cut.
         let json = Data(#"{"password":"hunter2","name":"ada"}"#.utf8)
-        #expect(redaction.body(json, limit: 10) == #"{"name":"a… (\#(#"{"name":"ada","password":"<redacted>"}"#.utf8.count) bytes)"#)
+        #expect(redaction.body(json, limit: 10) == #"{"password… (\#(#"{"password":"<redacted>","name":"ada"}"#.utf8.count) bytes)"#)
     }
 
     @Test("response log level: 2xx/3xx info, 4xx warning, 5xx error")
