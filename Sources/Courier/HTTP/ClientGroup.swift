@@ -1,7 +1,8 @@
 import Foundation
 
 /// The client's groups whose component exists only when the configuration asks for it
-/// (`client.session`, `client.cache`, `client.offline`, `client.connectivity`), and the one rule
+/// (`client.session`, `client.cache`, `client.offline`, `client.connectivity`, `client.cookies`),
+/// and the one rule
 /// each follows without it: every call throws ``NetworkError/componentUnavailable(_:)`` carrying
 /// the group's name (its `rawValue`), and every event stream finishes at once. The error's
 /// description names the configuration field to set.
@@ -10,7 +11,7 @@ import Foundation
 /// it: the groups' names are its vocabulary.
 @usableFromInline
 enum ClientGroup: String, Sendable {
-    case session, cache, offline, connectivity
+    case session, cache, offline, connectivity, cookies
 
     /// How many events a stream keeps for a subscriber that falls behind, unless it asks for
     /// another number (``APIClient/eventBuffer``).
@@ -23,6 +24,7 @@ enum ClientGroup: String, Sendable {
         case .cache: "APIClient.Configuration.caching"
         case .offline: "APIClient.Configuration.offline"
         case .connectivity: "APIClient.Configuration.connectivity (or .offline)"
+        case .cookies: "APIClient.Configuration.cookies"
         }
     }
 
