@@ -120,9 +120,10 @@ struct ClientComponents: Sendable {
         ]
         let afterYours: [(any Interceptor)?] = [
             RedirectStep(policy: configuration.redirects),
-            // Per hop, so each redirect's URL gets its own cookies and sets its own.
-            cookies.map { CookieStep(store: $0) },
             configuration.security,
+            // Per hop, so each redirect's URL gets its own cookies and sets its own; after the
+            // guard, as every credential is.
+            cookies.map { CookieStep(store: $0) },
             auth.map { AuthStep(auth: $0) },
             configuration.logging.interceptor,
             TransportStep(transport: configuration.transport),

@@ -125,17 +125,20 @@ struct CookieJar: Sendable {
     mutating func header(for url: CookieURL, now: Date) -> String? {
         guard count > 0 else { return nil }
         let site = suffixes.site(of: url.host)
-        guard let candidates = bySite[site] else { return nil }
+        // Taken out while it changes, so that marking cookies used does not copy it.
+        guard var cookies = bySite.removeValue(forKey: site) else { return nil }
         var sent: [Cookie] = []
-        for (key, cookie) in candidates {
+        for (key, cookie) in cookies {
             if cookie.isExpired(at: now) {
-                _ = remove(key, site: site)
+                cookies[key] = nil
+                count -= 1
                 record(key, .delete)
             } else if Self.matches(cookie, url) {
                 sent.append(cookie)
-                bySite[site]?[key]?.lastAccessedAt = now
+                cookies[key]?.lastAccessedAt = now
             }
         }
+        if !cookies.isEmpty { bySite[site] = cookies }
         guard !sent.isEmpty else { return nil }
         return sent.sorted(by: Self.sendingOrder).map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }

@@ -1,4 +1,5 @@
-/// The cookie store's part of each redirect hop (it runs below the redirect step): adds the
+/// The cookie store's part of each redirect hop (it runs below the redirect step and the
+/// security guard, which refuses a hop before any credential is added): adds the
 /// `Cookie` header of the cookies that match the hop's URL, after any the caller set by hand
 /// (kept, in one field), and stores the hop's `Set-Cookie` fields, a 3xx's and an error
 /// status's included. A `Set-Cookie` that is ignored is logged at debug level, with why.

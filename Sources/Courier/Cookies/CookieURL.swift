@@ -13,10 +13,11 @@ struct CookieURL: Sendable {
 
     /// The URL's cookie view; `nil` for anything but an `http`/`https` URL with a host.
     init?(_ url: URL) {
-        guard let origin = HTTPOrigin(url), origin.isHTTP, !origin.host.isEmpty else { return nil }
+        let text = url.absoluteString
+        guard let origin = HTTPOrigin(text), origin.isHTTP, !origin.host.isEmpty else { return nil }
         host = origin.host
         isSecure = origin.scheme == "https"
-        path = Self.path(of: url.absoluteString)
+        path = Self.path(of: text)
     }
 
     /// The path of an absolute URL's text: from the first `/` after the authority up to `?` or
