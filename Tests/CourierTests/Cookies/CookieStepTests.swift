@@ -139,4 +139,30 @@ import Testing
         #expect(wire.requests.map(\.cookies) == [[], []])
         await api.shutdown()
     }
+
+    @Test("200 concurrent responses setting cookies: each is kept, and the file holds every one for the next client")
+    func concurrentResponsesReachTheFile() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let settings = CookieConfiguration(storageFile: directory.appendingPathComponent("cookies.sqlite"), maxCookiesPerDomain: 500)
+        let transport = InMemoryTransport { request in
+            let name = request.url.lastPathComponent
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Set-Cookie", "\(name)=v; Max-Age=600; Path=/")]))
+        }
+        let first = client(URL(string: "https://api.example.com")!, transport: transport) { $0.cookies = settings }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    let url = URL(string: "https://api.example.com/c\(index)")!
+                    _ = try await first.data(for: HTTPRequest(method: .get, url: url))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await first.cookies.all().count == 200)
+        await first.shutdown()
+        let second = client(URL(string: "https://api.example.com")!, transport: transport) { $0.cookies = settings }
+        #expect(Set(try await second.cookies.all().map(\.name)) == Set((0..<200).map { "c\($0)" }))
+        await second.shutdown()
+    }
 }
