@@ -9,8 +9,8 @@ import Foundation
 /// admission, then per attempt: interceptors, security guard, auth, logging, transport; see
 /// `RequestChain`) and decodes the answer: ``send(_:)`` returns the value with the response it
 /// came from, ``data(for:)`` the raw response. The rest is grouped by what you do:
-/// ``session``, ``cache``, ``offline``, ``connectivity``, ``cookies``, ``graphQL``. Behind them a supervisor
-/// runs the components. Call ``shutdown()`` when done.
+/// ``session``, ``cache``, ``offline``, ``connectivity``, ``cookies``, ``graphQL``. Behind them a
+/// supervisor runs the components. Call ``shutdown()`` when done.
 ///
 /// ## Groups the configuration did not ask for
 ///
@@ -20,8 +20,8 @@ import Foundation
 /// `offline`, ``Configuration/cookies``). Without it, one rule: every call of the group (methods
 /// and properties alike) throws ``NetworkError/componentUnavailable(_:)`` carrying the group's
 /// name (`"session"`, `"cache"`, `"offline"`, `"connectivity"`, `"cookies"`; its description
-/// names the field to set), and every event
-/// stream of the group finishes at once. Nothing is silently ignored and no value is made up.
+/// names the field to set), and every event stream of the group finishes at once. Nothing is
+/// silently ignored and no value is made up.
 ///
 /// ```swift
 /// do {

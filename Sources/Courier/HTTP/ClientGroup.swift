@@ -2,10 +2,9 @@ import Foundation
 
 /// The client's groups whose component exists only when the configuration asks for it
 /// (`client.session`, `client.cache`, `client.offline`, `client.connectivity`, `client.cookies`),
-/// and the one rule
-/// each follows without it: every call throws ``NetworkError/componentUnavailable(_:)`` carrying
-/// the group's name (its `rawValue`), and every event stream finishes at once. The error's
-/// description names the configuration field to set.
+/// and the one rule each follows without it: every call throws
+/// ``NetworkError/componentUnavailable(_:)`` carrying the group's name (its `rawValue`), and every
+/// event stream finishes at once. The error's description names the configuration field to set.
 ///
 /// Here, beside the error model, rather than in `Client/`, because the error's description reads
 /// it: the groups' names are its vocabulary.
