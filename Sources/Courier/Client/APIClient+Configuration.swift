@@ -3,6 +3,8 @@ import Foundation
 extension APIClient.Configuration {
     /// Where GraphQL operations go and how they are sent (``GraphQLConfiguration``).
     public typealias GraphQL = GraphQLConfiguration
+    /// The cookie store's settings (``CookieConfiguration``).
+    public typealias Cookies = CookieConfiguration
 }
 
 extension APIClient {
@@ -216,6 +218,9 @@ extension APIClient {
         public var connectivity: Connectivity?
         /// The durable offline queue for writes. Default none.
         public var offline: Offline?
+        /// The cookie store (RFC 6265), in memory or in a file. Default none: no cookie is kept
+        /// or sent but those you set in a request's headers.
+        public var cookies: Cookies?
         /// Your request interceptors; they run first, then the security guard, auth and logging.
         public var requestInterceptors: [any RequestInterceptor]
         /// Your interceptors (``Interceptor``), in order: each attempt passes them after the
@@ -278,6 +283,7 @@ extension APIClient {
             caching: Caching? = nil,
             connectivity: Connectivity? = nil,
             offline: Offline? = nil,
+            cookies: Cookies? = nil,
             requestInterceptors: [any RequestInterceptor] = [],
             responseInterceptors: [any ResponseInterceptor] = [],
             interceptors: [any Interceptor] = [],
@@ -301,6 +307,7 @@ extension APIClient {
             self.caching = caching
             self.connectivity = connectivity
             self.offline = offline
+            self.cookies = cookies
             self.requestInterceptors = requestInterceptors
             self.responseInterceptors = responseInterceptors
             self.interceptors = interceptors

@@ -9,18 +9,19 @@ import Foundation
 /// admission, then per attempt: interceptors, security guard, auth, logging, transport; see
 /// `RequestChain`) and decodes the answer: ``send(_:)`` returns the value with the response it
 /// came from, ``data(for:)`` the raw response. The rest is grouped by what you do:
-/// ``session``, ``cache``, ``offline``, ``connectivity``, ``graphQL``. Behind them a supervisor
-/// runs the components. Call ``shutdown()`` when done.
+/// ``session``, ``cache``, ``offline``, ``connectivity``, ``cookies``, ``graphQL``. Behind them a
+/// supervisor runs the components. Call ``shutdown()`` when done.
 ///
 /// ## Groups the configuration did not ask for
 ///
-/// ``session``, ``cache``, ``offline`` and ``connectivity`` each need a component that exists
-/// only when the configuration asks for it (``Configuration/session``, ``Configuration/caching``,
-/// ``Configuration/offline``, ``Configuration/connectivity`` or `offline`). Without it, one rule:
-/// every call of the group (methods and properties alike) throws
-/// ``NetworkError/componentUnavailable(_:)`` carrying the group's name (`"session"`, `"cache"`,
-/// `"offline"`, `"connectivity"`; its description names the field to set), and every event
-/// stream of the group finishes at once. Nothing is silently ignored and no value is made up.
+/// ``session``, ``cache``, ``offline``, ``connectivity`` and ``cookies`` each need a component (or
+/// store) that exists only when the configuration asks for it (``Configuration/session``,
+/// ``Configuration/caching``, ``Configuration/offline``, ``Configuration/connectivity`` or
+/// `offline`, ``Configuration/cookies``). Without it, one rule: every call of the group (methods
+/// and properties alike) throws ``NetworkError/componentUnavailable(_:)`` carrying the group's
+/// name (`"session"`, `"cache"`, `"offline"`, `"connectivity"`, `"cookies"`; its description
+/// names the field to set), and every event stream of the group finishes at once. Nothing is
+/// silently ignored and no value is made up.
 ///
 /// ```swift
 /// do {
@@ -54,7 +55,12 @@ public final class APIClient: Sendable {
         session = ClientSession(
             tokens: components.tokens, events: components.tokenEvents,
             signedIn: { [coordinator = components.offline?.coordinator] in try? coordinator?.send(.signedIn) },
-            signedOut: { [cache = components.cache] identity in cache?.forget(.dropIdentity(identity)) })
+            signedOut: { [cache = components.cache] identity in cache?.forget(.dropIdentity(identity)) },
+            clearCookies: { [store = components.cookies] () async throws(NetworkError) in
+                guard let store, store.clearsOnSignOut else { return }
+                try await ClientCookies(store: store).clear()
+            })
+        cookies = ClientCookies(store: components.cookies)
         cache = ClientCache(handle: components.cache, events: components.cacheEvents, requests: requests)
         graphQL = ClientGraphQL(chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache)
         offline = ClientOfflineQueue(
@@ -124,6 +130,8 @@ public final class APIClient: Sendable {
     public let session: ClientSession
     /// Invalidate, clear, the cache's counters and storage events (``ClientCache``).
     public let cache: ClientCache
+    /// The cookies kept: read, set, remove, clear (``ClientCookies``).
+    public let cookies: ClientCookies
     /// GraphQL queries, mutations and subscriptions through the same chain (``ClientGraphQL``).
     public let graphQL: ClientGraphQL
 

@@ -15,6 +15,8 @@ struct ClientComponents: Sendable {
     let cache: Cache.Handle?
     /// The connectivity monitor, offline queue and sync coordinator, when configured.
     let offline: OfflineComponents?
+    /// The cookie store, when the configuration has ``APIClient/Configuration/cookies``.
+    let cookies: CookieStore?
     let requestEvents = EventBroadcaster<RequestEvent>()
     let tokenEvents = EventBroadcaster<TokenEvent>()
     let cacheEvents = EventBroadcaster<CacheEvent>()
@@ -46,9 +48,11 @@ struct ClientComponents: Sendable {
             random: configuration.random, maxResponseBytes: configuration.limits.maxResponseBytes, events: requestEvents)
         let admission = AdmissionStep(
             pipeline: pipeline, attemptTimeout: configuration.timeouts.attempt, requestDeadline: configuration.timeouts.request)
-        let (steps, admissionIndex) = Self.steps(configuration, tokens: tokens, pipeline: pipeline, admission: admission, cache: cache, offline: offline)
+        let cookies = configuration.cookies.map { CookieStore($0, clock: clock) }
+        let (steps, admissionIndex) = Self.steps(
+            configuration, tokens: tokens, pipeline: pipeline, admission: admission, cache: cache, offline: offline, cookies: cookies)
         let chain = RequestChain(steps: steps, settings: settings, admission: admissionIndex, hasCache: cache != nil)
-        (self.chain, self.pipeline, self.tokens, self.cache, self.offline) = (chain, pipeline, tokens, cache, offline)
+        (self.chain, self.pipeline, self.tokens, self.cache, self.offline, self.cookies) = (chain, pipeline, tokens, cache, offline, cookies)
         gate = steps.lazy.compactMap { $0.step as? OfflineGate }.first
 
         // The supervision order.
@@ -98,7 +102,7 @@ struct ClientComponents: Sendable {
     /// of built-in steps. A client has only the steps it has something for.
     private static func steps(
         _ configuration: APIClient.Configuration, tokens: TokenStore.Handle?, pipeline: RequestPipeline.Handle, admission: AdmissionStep,
-        cache: Cache.Handle?, offline: OfflineComponents?
+        cache: Cache.Handle?, offline: OfflineComponents?, cookies: CookieStore?
     ) -> ([ChainLink], admission: Int) {
         let auth = configuration.authentication(tokens: tokens)
         // The first auth interceptor a request meets: the cache and the gate ask it which
@@ -119,6 +123,9 @@ struct ClientComponents: Sendable {
         let afterYours: [(any Interceptor)?] = [
             RedirectStep(policy: configuration.redirects),
             configuration.security,
+            // Per hop, so each redirect's URL gets its own cookies and sets its own; after the
+            // guard, as every credential is.
+            cookies.map { CookieStep(store: $0) },
             auth.map { AuthStep(auth: $0) },
             configuration.logging.interceptor,
             TransportStep(transport: configuration.transport),

@@ -1,16 +1,16 @@
 import Foundation
 
 /// The client's groups whose component exists only when the configuration asks for it
-/// (`client.session`, `client.cache`, `client.offline`, `client.connectivity`), and the one rule
-/// each follows without it: every call throws ``NetworkError/componentUnavailable(_:)`` carrying
-/// the group's name (its `rawValue`), and every event stream finishes at once. The error's
-/// description names the configuration field to set.
+/// (`client.session`, `client.cache`, `client.offline`, `client.connectivity`, `client.cookies`),
+/// and the one rule each follows without it: every call throws
+/// ``NetworkError/componentUnavailable(_:)`` carrying the group's name (its `rawValue`), and every
+/// event stream finishes at once. The error's description names the configuration field to set.
 ///
 /// Here, beside the error model, rather than in `Client/`, because the error's description reads
 /// it: the groups' names are its vocabulary.
 @usableFromInline
 enum ClientGroup: String, Sendable {
-    case session, cache, offline, connectivity
+    case session, cache, offline, connectivity, cookies
 
     /// How many events a stream keeps for a subscriber that falls behind, unless it asks for
     /// another number (``APIClient/eventBuffer``).
@@ -23,6 +23,7 @@ enum ClientGroup: String, Sendable {
         case .cache: "APIClient.Configuration.caching"
         case .offline: "APIClient.Configuration.offline"
         case .connectivity: "APIClient.Configuration.connectivity (or .offline)"
+        case .cookies: "APIClient.Configuration.cookies"
         }
     }
 

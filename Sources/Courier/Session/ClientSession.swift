@@ -13,6 +13,8 @@ public struct ClientSession: Sendable {
     let signedIn: @Sendable () -> Void
     /// Drops the cached responses of the identity that signed out.
     let signedOut: @Sendable (_ identity: String) -> Void
+    /// Clears the cookie store, when the client has one that clears on sign-out.
+    let clearCookies: @Sendable () async throws(NetworkError) -> Void
 
     /// Starts a session with `tokens` (after your login call): they are persisted, and every
     /// request that needs credentials carries the access token from now on. Queued writes
@@ -24,12 +26,16 @@ public struct ClientSession: Sendable {
 
     /// Ends the session: the tokens are cleared from memory and persistence, and requests that
     /// need credentials fail with `unauthorized` (without being sent) until the next sign-in.
-    /// The session's cached responses are dropped too.
+    /// The session's cached responses are dropped too, and every cookie, unless
+    /// ``CookieConfiguration/clearsOnSignOut`` is off.
+    /// - Throws: ``NetworkError/storageFailed(_:)`` if the cookies' storage file could not be
+    ///   cleared (the tokens are cleared, and the cookies are gone from memory).
     public func signOut() async throws(NetworkError) {
         let store = try store()
         let identity = store.credential.value.identity
         try await store.set(nil)
         if let identity { signedOut(identity) }
+        try await clearCookies()
     }
 
     /// Refreshes the access token now, whatever its expiry (one refresh, shared with any
