@@ -25,6 +25,9 @@ public struct HTTPResponse: Sendable {
     /// Set on the offline gate's answer to a write it stored instead of sending (a `202`
     /// without a body): the queued item's id, read by `client.offline.send`.
     var queuedItemID: Int64?
+    /// Set by the pipeline on a response whose status became a ``NetworkError``: the request it
+    /// answers and its decoded error body.
+    var errorContext: NetworkError.ResponseContext?
 
     /// Creates a response; headers default to none and the body to empty.
     public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
