@@ -13,13 +13,13 @@ final class ChainSettings: Sendable {
     let events: EventBroadcaster<RequestEvent>
     /// What an error status's body is decoded into, unless the call names its own type.
     let errorBody: (any (Decodable & Sendable).Type)?
-    /// The JSON settings an error body is decoded with.
-    let json: JSONCoding
+    /// The client's JSON decoder, which an error body is decoded with.
+    let decoder: JSONDecoder
 
     init(
         baseURL: URL?, logger: (any NetworkLogger)?, redaction: Redaction, clock: any TimeSource, random: any RandomSource,
         maxResponseBytes: Int, events: EventBroadcaster<RequestEvent>, errorBody: (any (Decodable & Sendable).Type)? = nil,
-        json: JSONCoding = JSONCoding()
+        decoder: JSONDecoder = JSONDecoder()
     ) {
         self.baseURL = baseURL
         baseOrigin = baseURL.flatMap(HTTPOrigin.init)
@@ -30,6 +30,6 @@ final class ChainSettings: Sendable {
         self.maxResponseBytes = max(0, maxResponseBytes)
         self.events = events
         self.errorBody = errorBody
-        self.json = json
+        self.decoder = decoder
     }
 }

@@ -44,7 +44,7 @@ struct ClientComponents: Sendable {
         let settings = ChainSettings(
             baseURL: configuration.baseURL, logger: configuration.logging.logger, redaction: configuration.logging.redaction, clock: clock,
             random: configuration.random, maxResponseBytes: configuration.limits.maxResponseBytes, events: requestEvents,
-            errorBody: configuration.errorBody, json: configuration.json)
+            errorBody: configuration.errorBody, decoder: configuration.json.makeDecoder())
         let admission = AdmissionStep(
             pipeline: pipeline, attemptTimeout: configuration.timeouts.attempt, requestDeadline: configuration.timeouts.request)
         let (steps, admissionIndex) = Self.steps(configuration, tokens: tokens, pipeline: pipeline, admission: admission, cache: cache, offline: offline)

@@ -23,18 +23,21 @@ extension NetworkError {
     }
 
     /// The error `response`'s status means (`nil` for a 2xx), answering `request` (its method
-    /// and URL kept for the description), with its body decoded as `bodyType` with `json`'s
-    /// settings when a type is given. A body that does not decode leaves ``errorBody`` `nil`.
-    init?(response: borrowing HTTPResponse, answering request: HTTPRequest, errorBody bodyType: (any (Decodable & Sendable).Type)?, json: JSONCoding) {
+    /// and URL kept for the description), with its body decoded as `bodyType` with `decoder`
+    /// when a type is given. A body that does not decode leaves ``errorBody`` `nil`.
+    init?(
+        response: borrowing HTTPResponse, answering request: HTTPRequest, errorBody bodyType: (any (Decodable & Sendable).Type)?,
+        decoder: JSONDecoder
+    ) {
         guard !response.isSuccess else { return nil }
         var kept = copy response
-        let decoded = bodyType.flatMap { Self.decode($0, from: kept.body, with: json) }
+        let decoded = bodyType.flatMap { Self.decode($0, from: kept.body, with: decoder) }
         kept.errorContext = ResponseContext(method: request.method, url: request.url, errorBody: decoded)
         self.init(response: kept)
     }
 
-    private static func decode<Body: Decodable & Sendable>(_ type: Body.Type, from body: Data, with json: JSONCoding) -> (any Sendable)? {
+    private static func decode<Body: Decodable & Sendable>(_ type: Body.Type, from body: Data, with decoder: JSONDecoder) -> (any Sendable)? {
         guard !body.isEmpty else { return nil }
-        return try? json.makeDecoder().decode(Body.self, from: body)
+        return try? decoder.decode(Body.self, from: body)
     }
 }

@@ -55,7 +55,7 @@ struct AdmissionStep: Interceptor {
                 // Only a failure pays for its context: the request it answers, its error body.
                 let error = NetworkError(
                     response: response, answering: call.record.sent ?? request, errorBody: call.options.errorBody ?? client.errorBody,
-                    json: client.json)
+                    decoder: client.decoder)
                 result = .failure(error ?? .serverError(response))
             } else {
                 result = .success(response)
