@@ -283,6 +283,8 @@ public final class CourierMetrics: Sendable {
         case .invalidResponse: "invalid_response"
         case .malformedResponse: "malformed_response"
         case .noConnection: "no_connection"
+        case .cannotConnect: "cannot_connect"
+        case .connectionLost: "connection_lost"
         case .timeout: "timeout"
         case .unauthorized, .forbidden, .notFound, .conflict, .notModified, .serverError: "http_status"
         case .invalidToken: "invalid_token"

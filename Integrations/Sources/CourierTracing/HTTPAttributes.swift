@@ -72,6 +72,8 @@ enum HTTPAttributes {
     static func errorType(_ error: NetworkError) -> String {
         switch error {
         case .noConnection: "no_connection"
+        case .cannotConnect: "cannot_connect"
+        case .connectionLost: "connection_lost"
         case .timeout: "timeout"
         case .malformedResponse: "malformed_response"
         case .invalidResponse: "invalid_response"

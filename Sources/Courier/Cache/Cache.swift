@@ -446,7 +446,7 @@ actor Cache: Component {
     /// counts: FoundationNetworking sometimes reports a refused connection as `URLError.unknown`.
     static func isNetworkFailure(_ error: NetworkError) -> Bool {
         switch error {
-        case .noConnection, .timeout, .malformedResponse, .unknown: return true
+        case .noConnection, .cannotConnect, .connectionLost, .timeout, .malformedResponse, .unknown: return true
         case .serverError(let response): return response.status >= 500
         default: return false
         }

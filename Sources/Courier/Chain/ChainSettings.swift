@@ -11,10 +11,15 @@ final class ChainSettings: Sendable {
     let random: any RandomSource
     let maxResponseBytes: Int
     let events: EventBroadcaster<RequestEvent>
+    /// What an error status's body is decoded into, unless the call names its own type.
+    let errorBody: (any (Decodable & Sendable).Type)?
+    /// The client's JSON decoder, which an error body is decoded with.
+    let decoder: JSONDecoder
 
     init(
         baseURL: URL?, logger: (any NetworkLogger)?, redaction: Redaction, clock: any TimeSource, random: any RandomSource,
-        maxResponseBytes: Int, events: EventBroadcaster<RequestEvent>
+        maxResponseBytes: Int, events: EventBroadcaster<RequestEvent>, errorBody: (any (Decodable & Sendable).Type)? = nil,
+        decoder: JSONDecoder = JSONDecoder()
     ) {
         self.baseURL = baseURL
         baseOrigin = baseURL.flatMap(HTTPOrigin.init)
@@ -24,5 +29,7 @@ final class ChainSettings: Sendable {
         self.random = random
         self.maxResponseBytes = max(0, maxResponseBytes)
         self.events = events
+        self.errorBody = errorBody
+        self.decoder = decoder
     }
 }

@@ -34,6 +34,10 @@ public struct RequestOptions: Sendable {
     /// (``APIClient/bytes(for:stallTimeout:maxBytes:)``, ``APIClient/download(_:to:maxBytes:resumable:stallTimeout:)``),
     /// at most every 100 ms and once at its end. Default `nil`.
     public var downloadProgress: (@Sendable (TransferProgress) -> Void)?
+    /// What this call's error statuses' bodies are decoded into (``NetworkError/errorBody``),
+    /// e.g. ``ProblemDetails`` or your own type; decoded only when the status is 400 or more.
+    /// Default: the client's ``APIClient/Configuration/errorBody``.
+    public var errorBody: (any (Decodable & Sendable).Type)?
     /// Values for the interceptors of this call's attempts (``RequestContext/tags``), such as an
     /// integration's per-call state; never sent. Default none.
     public var tags = RequestTags()
@@ -48,8 +52,10 @@ public struct RequestOptions: Sendable {
         cacheTTL: CacheTTL? = nil,
         redirects: RedirectPolicy? = nil,
         uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
-        downloadProgress: (@Sendable (TransferProgress) -> Void)? = nil
+        downloadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
+        errorBody: (any (Decodable & Sendable).Type)? = nil
     ) {
+        self.errorBody = errorBody
         self.uploadProgress = uploadProgress
         self.downloadProgress = downloadProgress
         self.redirects = redirects

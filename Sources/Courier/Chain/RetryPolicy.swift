@@ -6,7 +6,10 @@ import Foundation
 /// OkHttp hit: 429 and 503 honour `Retry-After` (seconds or HTTP-date, clamped
 /// to ``maximumDelay``); delays get full jitter from an injected random source; only idempotent
 /// methods are retried unless the request carries an `Idempotency-Key` header; transport errors
-/// are retried only when they are safe (a timeout, or no connection before a response).
+/// are retried only when they are safe (a timeout, no connection, a connection lost before a
+/// response). A server that refused the connection or could not be reached is retried whatever
+/// the method, since nothing was sent; a name that does not resolve or a failed TLS handshake
+/// is not retried (the next attempt would fail the same way).
 /// A ``RetryBudget`` in the pipeline caps retries across requests so a failing upstream does not
 /// get a retry storm.
 public struct RetryPolicy: Sendable, Equatable {
@@ -79,7 +82,9 @@ public struct RetryPolicy: Sendable, Equatable {
         attempt: Int, request: HTTPRequest, isRead: Bool = false, outcome: AttemptOutcome, now: Date, randomUnit: Double
     ) -> Decision {
         guard attempt < maxAttempts else { return .stop }
-        guard isRead || request.method.isIdempotent || request.headers.contains("Idempotency-Key") else { return .stop }
+        // A connection never made sent nothing: any method may be tried again.
+        let sentNothing = if case .failure(.cannotConnect) = outcome { true } else { false }
+        guard sentNothing || isRead || request.method.isIdempotent || request.headers.contains("Idempotency-Key") else { return .stop }
         // A body that can be read only once is gone after the first attempt.
         guard request.bodyStream?.isReopenable != false else { return .stop }
         let reason: String
@@ -94,6 +99,9 @@ public struct RetryPolicy: Sendable, Equatable {
             switch error {
             case .timeout: reason = "timeout"
             case .noConnection: reason = "no connection"
+            case .cannotConnect(let host, let port, let failure, _) where failure.isTransient:
+                reason = "cannot connect to \(NetworkError.hostAndPort(host, port)) (\(failure))"
+            case .connectionLost: reason = "connection lost"
             case .malformedResponse: reason = "malformed response"
             default: return .stop
             }

@@ -235,6 +235,12 @@ extension APIClient {
         public var retryBudget: RetryBudget
         /// JSON settings for bodies and responses. Default: keys as they are, ISO-8601 dates.
         public var json: JSONCoding
+        /// What an error status's JSON body is decoded into (``NetworkError/errorBody``,
+        /// ``NetworkError/decodedBody(as:decoder:)``), e.g. ``ProblemDetails``: decoded with
+        /// ``json``'s settings, only when the status is 400 or more; a body that does not
+        /// decode leaves the error as it is. A call's ``RequestOptions/errorBody`` replaces it.
+        /// Default none.
+        public var errorBody: (any (Decodable & Sendable).Type)?
         /// Where GraphQL operations go and how (``APIClient/graphQL``). Default: `POST`s to
         /// `graphql` under the base URL, no persisted queries.
         public var graphQL = GraphQL()

@@ -18,8 +18,9 @@ extension APIClient.Configuration {
         /// Whether the OS's link state counts: netlink on Linux (ignored where the socket cannot
         /// be opened), `NWPathMonitor` on Apple platforms. Default `true`.
         public var watchesLink: Bool
-        /// Whether the client's own requests count: a connection failure says offline, a response
-        /// says online. Default `true`.
+        /// Whether the client's own requests count: the OS saying the device is offline
+        /// (``NetworkError/noConnection(underlying:)``) says offline, a response says online; a
+        /// server that cannot be reached says nothing. Default `true`.
         public var learnsFromRequests: Bool
 
         /// Creates connectivity settings; the defaults are no probe, 1 s debounce, link state and

@@ -45,7 +45,8 @@ struct ClientComponents: Sendable {
             learnsFromRequests: (configuration.connectivity ?? .init()).learnsFromRequests, hasQueue: configuration.offline != nil)
         let settings = ChainSettings(
             baseURL: configuration.baseURL, logger: configuration.logging.logger, redaction: configuration.logging.redaction, clock: clock,
-            random: configuration.random, maxResponseBytes: configuration.limits.maxResponseBytes, events: requestEvents)
+            random: configuration.random, maxResponseBytes: configuration.limits.maxResponseBytes, events: requestEvents,
+            errorBody: configuration.errorBody, decoder: configuration.json.makeDecoder())
         let admission = AdmissionStep(
             pipeline: pipeline, attemptTimeout: configuration.timeouts.attempt, requestDeadline: configuration.timeouts.request)
         let cookies = configuration.cookies.map { CookieStore($0, clock: clock) }

@@ -28,6 +28,9 @@ public struct HTTPResponse: Sendable {
     /// Its age in seconds, on a response the cache answered with from storage, without asking
     /// the network (read by the cache step, which reports the hit).
     var cacheAge: Int?
+    /// Set by the pipeline on a response whose status became a ``NetworkError``: the request it
+    /// answers and its decoded error body.
+    var errorContext: NetworkError.ResponseContext?
 
     /// Creates a response; headers default to none and the body to empty.
     public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {

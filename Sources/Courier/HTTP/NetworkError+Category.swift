@@ -6,7 +6,8 @@ extension NetworkError {
     ///
     /// ```swift
     /// switch error.category {
-    /// case .transport: showOfflineBanner()        // no answer: retry later, or queue
+    /// case .offline: showOfflineBanner()          // the device has no network
+    /// case .transport: showServerUnreachable()    // no answer from that server: retry later
     /// case .http(let status) where status >= 500: reportServerTrouble()
     /// case .http: showRefusal(error.userMessage)  // the server answered no
     /// case .cancelled: break                      // not a failure to show
@@ -14,10 +15,14 @@ extension NetworkError {
     /// }
     /// ```
     public enum Category: Sendable, Equatable, Hashable {
-        /// The exchange with the server gave no usable HTTP answer: no connection, a time limit,
-        /// a response that broke off or broke HTTP's rules (``noConnection(underlying:)``,
-        /// ``timeout(_:underlying:)``, ``malformedResponse(_:underlying:)``,
-        /// ``invalidResponse(_:)``). OkHttp's `IOException`, AsyncHTTPClient's `HTTPClientError`.
+        /// The device has no network, as the operating system says (``noConnection(underlying:)``).
+        case offline
+        /// The exchange with the server gave no usable HTTP answer while the device is online:
+        /// no connection to that server, a connection lost, a time limit, a response that broke
+        /// off or broke HTTP's rules (``cannotConnect(host:port:reason:underlying:)``,
+        /// ``connectionLost(host:port:underlying:)``, ``timeout(_:underlying:)``,
+        /// ``malformedResponse(_:underlying:)``, ``invalidResponse(_:)``). OkHttp's
+        /// `IOException`, AsyncHTTPClient's `HTTPClientError`.
         case transport
         /// The server answered with this final status that is not a success (a 304 to a decoded
         /// call, a 3xx not followed, every 4xx and 5xx), and the error keeps the ``response``:
@@ -45,7 +50,9 @@ extension NetworkError {
     /// Where this failure came from (see ``Category``).
     public var category: Category {
         switch self {
-        case .noConnection, .timeout, .malformedResponse, .invalidResponse:
+        case .noConnection:
+            .offline
+        case .cannotConnect, .connectionLost, .timeout, .malformedResponse, .invalidResponse:
             .transport
         case .unauthorized(let response?):
             .http(status: response.status)

@@ -5,12 +5,18 @@ extension NetworkError {
     /// has it (English and Spanish built in; see ``UserMessages``).
     public var userMessage: String { userMessage(using: .preferred) }
 
-    /// A sentence fit to show to an end user, from `messages`.
+    /// A sentence fit to show to an end user, from `messages`; or the server's own, when the
+    /// ``errorBody`` it was decoded into gives one (``ServerErrorMessage/userMessage``).
     public func userMessage(using messages: UserMessages) -> String {
+        if let body = response?.errorContext?.errorBody as? any ServerErrorMessage, let text = body.userMessage, !text.isEmpty {
+            return text
+        }
         let sentence: String
         switch self {
         case .invalidURL, .invalidRequest, .encodingError: sentence = messages.requestNotPrepared
         case .noConnection, .notCached: sentence = messages.noConnection
+        case .cannotConnect: sentence = messages.cannotConnect
+        case .connectionLost: sentence = messages.connectionLost
         case .timeout: sentence = messages.timeout
         case .unauthorized(let response?) where response.answersUnauthenticatedRequest: sentence = messages.credentialsRejected
         case .unauthorized, .invalidToken: sentence = messages.unauthorized

@@ -5,8 +5,15 @@ import Foundation
 /// ``statusCode``, a ``userMessage`` fit to show, a one-line ``description`` for logs, and for
 /// errors that came from an HTTP response, that ``response`` (status, headers, and up to
 /// ``keptBodyBytes`` of body) with the server's ``serverMessage`` and ``serverCode`` when its
-/// JSON body has them. The underlying cause (a `URLError`, a `DecodingError`…) stays attached
-/// for logs.
+/// JSON body has them, and the body decoded as the type you configured (``errorBody``,
+/// ``decodedBody(as:decoder:)``). The underlying cause (a `URLError`, a `DecodingError`…)
+/// stays attached for logs.
+///
+/// A failure to reach a server is not the device being offline: ``cannotConnect(host:port:reason:underlying:)``
+/// names the host, the port and why (refused, name not found, unreachable, TLS handshake);
+/// ``noConnection(underlying:)`` is kept for an operating system that says the device has no
+/// network; ``connectionLost(host:port:underlying:)`` for a connection that broke before any
+/// answer.
 public enum NetworkError: Error, Sendable {
     /// Which time limit a ``timeout(_:underlying:)`` hit.
     public enum TimeoutLimit: Sendable, Equatable {
@@ -31,8 +38,21 @@ public enum NetworkError: Error, Sendable {
     /// idempotent request may well succeed on a new connection), and it says nothing about
     /// connectivity: the server was reached.
     case malformedResponse(String, underlying: (any Error)?)
-    /// No network path to the server: offline, DNS failure, connection refused or lost.
+    /// The device has no network: the operating system says so (URLSession's
+    /// `notConnectedToInternet`, `dataNotAllowed`, `internationalRoamingOff`). A server that
+    /// cannot be reached while the device is online is ``cannotConnect(host:port:reason:underlying:)``.
     case noConnection(underlying: (any Error)?)
+    /// No connection to `host`:`port` could be made, so nothing of the request was sent: the
+    /// connection was refused, the name was not found, there was no route to the host, or the
+    /// TLS handshake failed (a certificate the client rejects is ``securityError(_:)``). It says
+    /// which server is down, not that the device is offline. Retryable, for any method (nothing
+    /// was sent), when refused or unreachable; the port is the URL's, or its scheme's default.
+    case cannotConnect(host: String, port: Int, reason: ConnectFailure, underlying: (any Error)?)
+    /// The connection to `host`:`port` was made, then broke before any of the response arrived
+    /// (reset, closed): the server may have received, and acted on, the request. Retryable for
+    /// an idempotent request. (Once part of the response has arrived, the exchange broke off:
+    /// ``malformedResponse(_:underlying:)``.)
+    case connectionLost(host: String, port: Int, underlying: (any Error)?)
     /// A time limit passed: one attempt's timeout, or the whole request's deadline.
     case timeout(TimeoutLimit, underlying: (any Error)?)
     /// HTTP 401, with the response; or `nil` when the request needed credentials and there
@@ -108,17 +128,29 @@ public enum NetworkError: Error, Sendable {
     /// The HTTP status the error came from, if it came from one.
     public var statusCode: Int? { response?.status }
 
-    /// The `message` of the response's JSON error body (`{"message": …, "code": …}`), if any.
-    public var serverMessage: String? { response.flatMap { ServerErrorBody($0.body)?.message } }
+    /// The server's message: the ``errorBody``'s ``ServerErrorMessage/message`` when it has one,
+    /// else the `message` of a JSON error body shaped `{"message": …, "code": …}`, if any.
+    public var serverMessage: String? {
+        guard let response else { return nil }
+        if let body = response.errorContext?.errorBody as? any ServerErrorMessage, let message = body.message { return message }
+        return ServerErrorBody(response.body)?.message
+    }
 
-    /// The `code` of the response's JSON error body, as text (numbers are written out), if any.
-    public var serverCode: String? { response.flatMap { ServerErrorBody($0.body)?.code } }
+    /// The server's code, as text: the ``errorBody``'s ``ServerErrorMessage/code`` when it has
+    /// one, else the `code` of a `{"message": …, "code": …}` body (numbers are written out).
+    public var serverCode: String? {
+        guard let response else { return nil }
+        if let body = response.errorContext?.errorBody as? any ServerErrorMessage, let code = body.code { return code }
+        return ServerErrorBody(response.body)?.code
+    }
 
     /// Whether trying the same request again may succeed.
     public var isRetryable: Bool {
         switch self {
-        case .noConnection, .timeout, .malformedResponse, .overloaded, .componentRestarted:
+        case .noConnection, .connectionLost, .timeout, .malformedResponse, .overloaded, .componentRestarted:
             return true
+        case .cannotConnect(_, _, let reason, _):
+            return reason.isTransient
         case .serverError(let response):
             let status = response.status
             return status == 408 || status == 429 || (status >= 500 && status != 501 && status != 505)
@@ -133,6 +165,7 @@ public enum NetworkError: Error, Sendable {
     public var underlyingError: (any Error)? {
         switch self {
         case .noConnection(let error), .timeout(_, let error), .malformedResponse(_, let error), .unknown(let error): error
+        case .cannotConnect(_, _, _, let error), .connectionLost(_, _, let error): error
         case .decodingError(let error, _), .encodingError(let error): error
         default: nil
         }

@@ -13,7 +13,7 @@ import Foundation
 ///   sequence and its iterators before the end closes the exchange (the server sees the
 ///   connection close).
 /// - **Errors**: a body that ends early throws the transport's ``NetworkError``
-///   (`malformedResponse` for a truncated body, `noConnection`, `responseTooLarge` past the
+///   (`malformedResponse` for a truncated or reset body, `responseTooLarge` past the
 ///   stream's limit, `timeout` when no byte arrived within the stall timeout).
 ///
 /// Read it once: a second iterator continues where the first stopped.

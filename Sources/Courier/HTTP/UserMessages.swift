@@ -11,8 +11,13 @@ import Foundation
 public struct UserMessages: Sendable, Equatable {
     /// The request could not be built or sent as asked (bad URL, header, body).
     public var requestNotPrepared: String
-    /// No network path to the server.
+    /// The device has no network (and, for a cache-only read, nothing was stored).
     public var noConnection: String
+    /// The server could not be reached (refused, not found, unreachable, TLS) while the device
+    /// has a network.
+    public var cannotConnect: String
+    /// The connection to the server broke before its answer.
+    public var connectionLost: String
     /// A timeout or the request's deadline passed.
     public var timeout: String
     /// 401 to a request that carried credentials (the session's token), or no credentials to
@@ -56,6 +61,8 @@ public struct UserMessages: Sendable, Equatable {
     public static let english = UserMessages(
         requestNotPrepared: "The request could not be prepared.",
         noConnection: "No internet connection. Check your connection and try again.",
+        cannotConnect: "The server cannot be reached right now. Please try again later.",
+        connectionLost: "The connection to the server was lost. Please try again.",
         timeout: "The request took too long. Please try again.",
         unauthorized: "Your session has expired. Please sign in again.",
         credentialsRejected: "Those credentials were not accepted. Check them and try again.",
@@ -79,6 +86,8 @@ public struct UserMessages: Sendable, Equatable {
     public static let spanish = UserMessages(
         requestNotPrepared: "No se pudo preparar la solicitud.",
         noConnection: "No hay conexión a internet. Comprueba tu conexión e inténtalo de nuevo.",
+        cannotConnect: "No se puede conectar con el servidor en este momento. Inténtalo más tarde.",
+        connectionLost: "Se perdió la conexión con el servidor. Inténtalo de nuevo.",
         timeout: "La solicitud tardó demasiado. Inténtalo de nuevo.",
         unauthorized: "Tu sesión ha caducado. Vuelve a iniciar sesión.",
         credentialsRejected: "Esas credenciales no fueron aceptadas. Revísalas e inténtalo de nuevo.",

@@ -19,12 +19,13 @@ public struct ClientOfflineQueue: Sendable {
 
     /// Sends `endpoint` (a `POST`, `PUT`, `PATCH` or `DELETE`) now if the client is online, else
     /// stores it in the queue and returns ``OfflineDelivery/queued(itemID:)`` once it is on
-    /// disk; also when its connection fails, and while older writes wait (a live write never
-    /// overtakes them). The write carries an `Idempotency-Key`, the same on the live attempt and
+    /// disk; also when its live attempt's failure says the device is offline (the OS said so,
+    /// or its host was not found or unreachable while nothing says online; never a server that
+    /// refused it), and while older writes wait (a live write never overtakes them). The write carries an `Idempotency-Key`, the same on the live attempt and
     /// every replay. Any other method, or a request with its own `Authorization`, is sent as
     /// ``APIClient/send(_:)`` sends it.
-    /// - Throws: what ``APIClient/send(_:)`` throws, except a connection failure of a write,
-    ///   which is queued; ``NetworkError/componentUnavailable(_:)`` without an offline queue.
+    /// - Throws: what ``APIClient/send(_:)`` throws, except a failure of a write that says
+    ///   offline, which is queued (a refused connection is thrown: ``NetworkError/cannotConnect(host:port:reason:underlying:)``); ``NetworkError/componentUnavailable(_:)`` without an offline queue.
     public func send<Value>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> OfflineDelivery<Response<Value>> {
         guard gate != nil else { throw ClientGroup.offline.unavailable }
         let untyped = endpoint.untyped

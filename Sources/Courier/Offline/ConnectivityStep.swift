@@ -1,5 +1,6 @@
 /// Tells the connectivity monitor what each call's outcome says (``OfflineComponents/learn(from:)``):
-/// a refused connection says offline, an answer from the network says online. An answer the
+/// the OS saying the device is offline says offline (a refused connection does not), an answer
+/// from the network says online. An answer the
 /// cache served from storage (a response without metrics) says nothing.
 struct ConnectivityStep: Interceptor {
     let offline: OfflineComponents

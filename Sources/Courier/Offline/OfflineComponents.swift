@@ -41,9 +41,12 @@ struct OfflineComponents: Sendable {
     }
 
     /// Tells the monitor what a request's outcome says about connectivity, when it learns from
-    /// requests: a connection failure says offline; any response says online, sent only when
-    /// the monitor does not already say so (published, and with no change pending), so the hot
-    /// path of an online client sends nothing.
+    /// requests: the operating system saying the device is offline (`noConnection`) says
+    /// offline; any response says online, sent only when the monitor does not already say so
+    /// (published, and with no change pending), so the hot path of an online client sends
+    /// nothing. A server that cannot be reached (`cannotConnect`: refused, not found,
+    /// unreachable) or a connection lost says nothing: one upstream down must not take the
+    /// whole client offline (the probe and the OS link say that).
     func learn(from result: Result<HTTPResponse, NetworkError>) {
         guard learnsFromRequests else { return }
         switch result {

@@ -2,7 +2,8 @@ import Foundation
 
 /// The offline queue's part of a call: a write sent with `client.offline.send` or `perform` is
 /// stored in the durable queue instead of sent while the monitor says offline, while older
-/// writes wait (a live write must not overtake them), and when its connection fails; the call's
+/// writes wait (a live write must not overtake them), and when its live attempt fails in a way
+/// that says the device is offline (``OfflineGate/saysOffline(_:)``); the call's
 /// answer is then a `202` carrying the item's id (``HTTPResponse/queuedItemID``), which the
 /// offline group turns into ``OfflineDelivery/queued(itemID:)``. Online, a write the queue
 /// cannot take (full, storage failing) goes out live. A request with its own `Authorization` is
@@ -39,10 +40,30 @@ struct OfflineGate: Interceptor {
         do {
             return try await chain.proceed(request)
         } catch {
-            guard case .noConnection = error else { throw error }
+            guard saysOffline(error) else { throw error }
             // The connection may have failed after the server took the write: its replay may
             // find the key still in progress there.
-            return Self.queued(try await offline.enqueue(await queueable(request, options, keyMayBeInProgress: true)))
+            let keyMayBeInProgress = if case .cannotConnect = error { false } else { true }
+            return Self.queued(try await offline.enqueue(await queueable(request, options, keyMayBeInProgress: keyMayBeInProgress)))
+        }
+    }
+
+    /// Whether a live attempt's `error` says the device is offline, so the write is queued
+    /// rather than failed: the monitor says offline now (the link went down during the
+    /// attempt); the operating system said so (`noConnection`); or the name did not resolve or
+    /// the network was unreachable while the monitor has no evidence either way (what an
+    /// offline machine answers, before any source has spoken). A server that refused the
+    /// connection or failed the TLS handshake, a lost connection or a timeout while the monitor
+    /// does not say offline fail the call: one upstream down is not the device offline.
+    func saysOffline(_ error: NetworkError) -> Bool {
+        if offline.connectivity.value == .offline || offline.observed.value == .offline { return true }
+        switch error {
+        case .noConnection:
+            return true
+        case .cannotConnect(_, _, .hostNotFound, _), .cannotConnect(_, _, .unreachable, _):
+            return offline.connectivity.value == .unknown && offline.observed.value == .unknown
+        default:
+            return false
         }
     }
 

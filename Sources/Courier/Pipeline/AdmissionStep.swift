@@ -51,7 +51,15 @@ struct AdmissionStep: Interceptor {
         let duration = client.clock.now - call.created
         if case .success(var response) = result {
             response.metrics = RequestMetrics(id: call.id, attempts: attempts, redirects: redirects, duration: duration)
-            result = response.status >= 400 ? .failure(NetworkError(response: response) ?? .serverError(response)) : .success(response)
+            if response.status >= 400 {
+                // Only a failure pays for its context: the request it answers, its error body.
+                let error = NetworkError(
+                    response: response, answering: call.record.sent ?? request, errorBody: call.options.errorBody ?? client.errorBody,
+                    decoder: client.decoder)
+                result = .failure(error ?? .serverError(response))
+            } else {
+                result = .success(response)
+            }
         }
         if call.publishing {
             switch result {

@@ -17,7 +17,8 @@ import Foundation
 ///   and `Last-Event-ID` once an ID is known (an endpoint's own `Last-Event-ID` header is the
 ///   ID to resume from).
 /// - **Reconnection**: when the stream ends, or breaks (``NetworkError/noConnection(underlying:)``,
-///   ``NetworkError/malformedResponse(_:underlying:)``, ``NetworkError/timeout(_:underlying:)``,
+///   ``NetworkError/connectionLost(host:port:underlying:)``, ``NetworkError/cannotConnect(host:port:reason:underlying:)``
+///   but for a TLS handshake, ``NetworkError/malformedResponse(_:underlying:)``, ``NetworkError/timeout(_:underlying:)``,
 ///   a stall past the stall timeout included), the iterator waits the reconnection delay (the
 ///   server's last `retry`, else the `retryDelay` given) on the client's clock, then connects
 ///   again. An event left incomplete is discarded. The pipeline does not retry these requests
@@ -187,7 +188,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// Whether an error ends only the connection (the sequence reconnects), not the sequence.
         private static func reconnects(after error: NetworkError) -> Bool {
             switch error {
-            case .noConnection, .malformedResponse, .timeout: true
+            case .noConnection, .connectionLost, .malformedResponse, .timeout: true
+            case .cannotConnect(_, _, let reason, _): reason != .tlsHandshake
             default: false
             }
         }

@@ -203,7 +203,9 @@ final class CurlEventLoop: @unchecked Sendable {
             return .success(exchange.response())
         }
         if let failure = exchange.failure { return .failure(failure) }
-        let error = CurlError(code: Int(code.rawValue), message: Self.message(code, handle))
+        var systemError = 0
+        _ = courier_easy_get_long(handle.easy, CURLINFO_OS_ERRNO, &systemError)
+        let error = CurlError(code: Int(code.rawValue), message: Self.message(code, handle), systemErrorNumber: systemError)
         let brokeOff = code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR || code == CURLE_OUT_OF_MEMORY
         if brokeOff, exchange.responseBegan || (code == CURLE_OUT_OF_MEMORY && error.message.contains("header")) {
             // Part of the response had arrived: the server was reached and its answer broke
@@ -212,12 +214,21 @@ final class CurlEventLoop: @unchecked Sendable {
             // its 100 KB buffer).
             return .failure(.malformedResponse(error.message, underlying: error))
         }
+        let url = Self.effectiveURL(handle.easy).flatMap { URL(string: $0) }
         if let seen = handle.pinMismatch {
-            let host = URL(string: Self.effectiveURL(handle.easy) ?? "")?.host ?? "the server"
+            let host = url?.host ?? "the server"
             let keys = seen.map(CertificatePinner.describe).joined(separator: ", ")
             return .failure(.securityError("certificate pinning failed for \(host): no pinned key in the chain; keys seen: \(keys)"))
         }
-        return .failure(NetworkError(curl: error))
+        var proxyAnswer = 0
+        _ = courier_easy_get_long(handle.easy, CURLINFO_HTTP_CONNECTCODE, &proxyAnswer)
+        if brokeOff, proxyAnswer >= 300 {
+            // The proxy refused the tunnel (libcurl reports a receive error): the server was
+            // never reached, nothing was sent to it.
+            let (host, port) = NetworkError.destination(of: url)
+            return .failure(.cannotConnect(host: host, port: port, reason: .refused, underlying: error))
+        }
+        return .failure(NetworkError(curl: error, url: url))
     }
 
     /// Takes `handle` out of the multi handle and back to the pool.

@@ -6,9 +6,11 @@ import Foundation
 /// - calls ``HTTPRequest/validate()`` before sending anything;
 /// - honours ``HTTPRequest/timeout`` (or its own default) as a deadline for the whole exchange;
 /// - returns every HTTP status as a response (mapping statuses to errors is the pipeline's job);
-/// - throws only ``NetworkError``: `noConnection`, `timeout`, `cancelled`, `responseTooLarge`,
-///   `securityError`, `malformedResponse`, `invalidURL`/`invalidRequest`, `encodingError` (a
-///   body stream that failed), or `unknown` with the cause;
+/// - throws only ``NetworkError``: `cannotConnect` (with the URL's host and port),
+///   `connectionLost`, `noConnection` (only when the OS says the device is offline), `timeout`,
+///   `cancelled`, `responseTooLarge`, `securityError`, `malformedResponse`,
+///   `invalidURL`/`invalidRequest`, `encodingError` (a body stream that failed), or `unknown` with
+///   the cause;
 /// - sends ``HTTPRequest/bodyStream`` when it is set instead of a body;
 /// - stops the exchange and throws ``NetworkError/cancelled`` when the calling task is cancelled.
 ///

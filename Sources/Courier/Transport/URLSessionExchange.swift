@@ -11,6 +11,8 @@ final class URLSessionExchange: @unchecked Sendable {
     // is taken out under the lock and resumed outside it, exactly once.
     private let lock = Lock()
     let limit: Int
+    /// The request's URL: the host and port of a connection error.
+    let url: URL?
     private var continuation: CheckedContinuation<HTTPResponse, any Error>?
     private var response: HTTPURLResponse?
     private var body = Data()
@@ -21,8 +23,9 @@ final class URLSessionExchange: @unchecked Sendable {
     /// The outcome, once known; kept for a `start` that comes after it.
     private var outcome: Result<HTTPResponse, any Error>?
 
-    init(limit: Int) {
+    init(limit: Int, url: URL? = nil) {
         self.limit = limit
+        self.url = url
     }
 
     /// Stores the caller's continuation; returns `false` (having answered it) if the outcome
@@ -97,7 +100,7 @@ final class URLSessionExchange: @unchecked Sendable {
             }
             if let urlError = error as? URLError {
                 if urlError.code == .dataLengthExceedsMaximum { return .failure(NetworkError.responseTooLarge(limit: limit)) }
-                return .failure(NetworkError(urlError))
+                return .failure(NetworkError(urlError, url: url))
             }
             if let error { return .failure(NetworkError.unknown(underlying: error)) }
             guard let response else { return .failure(NetworkError.unknown(underlying: nil)) }

@@ -104,7 +104,7 @@ public final class URLSessionTransport: HTTPTransport {
         }
 
         let task = session.dataTask(with: urlRequest)
-        let exchange = URLSessionExchange(limit: request.responseSizeLimit)
+        let exchange = URLSessionExchange(limit: request.responseSizeLimit, url: request.url)
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in

@@ -205,7 +205,7 @@ func cachingClient(_ server: ScriptedServer, clock: any TimeSource = SystemTimeS
             await #expect {
                 _ = try await fetch(api)
             } throws: { error in
-                if case NetworkError.noConnection = error { true } else { false }
+                if case NetworkError.cannotConnect(_, _, .refused, _) = error { true } else { false }
             }
             #expect(try await api.cache.stats().staleOnError == 1)
             try api.cache.clearExpired()

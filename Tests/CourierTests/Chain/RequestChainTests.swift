@@ -266,9 +266,19 @@ import Testing
         }
     }
 
-    @Test("a GET the cache fetches and cannot send tells the monitor: offline")
+    @Test("a GET the cache fetches and cannot send tells the monitor offline only when the OS says so, not when it is refused")
     func cachedFetchFailureIsLearnt() async throws {
-        let api = client(URL(string: "http://127.0.0.1:9")!, retryPolicy: .never) {
+        let refusing = client(URL(string: "http://127.0.0.1:9")!, retryPolicy: .never) {
+            $0.caching = .init()
+            $0.connectivity = .init(debounce: .zero, watchesLink: false)
+        }
+        let refused = await #expect(throws: NetworkError.self) { try await refusing.send(Endpoint<Item>(path: "items/1")) }
+        guard case .cannotConnect("127.0.0.1", 9, .refused, _)? = refused else { Issue.record("got \(String(describing: refused))"); return }
+        #expect(try await settledConnectivity(refusing) == .unknown)
+        await refusing.shutdown()
+
+        let offline = ScriptedTransport(fallback: .fail(.noConnection(underlying: nil)))
+        let api = client(URL(string: "http://127.0.0.1:9")!, transport: offline, retryPolicy: .never) {
             $0.caching = .init()
             $0.connectivity = .init(debounce: .zero, watchesLink: false)
         }
@@ -287,8 +297,10 @@ import Testing
                 $0.caching = .init()
                 $0.connectivity = .init(debounce: .zero, watchesLink: false)
             }
-            await #expect(throws: NetworkError.self) { try await api.send(Endpoint<Item>(path: "items/1")) }
+            try api.connectivity.report(.offline)
             #expect(try await settledConnectivity(api) == .offline)
+            await #expect(throws: NetworkError.self) { try await api.send(Endpoint<Item>(path: "items/1")) }
+            #expect(try await settledConnectivity(api) == .offline)   // a refusal does not say online either
             try await server.setSwitchable(up: true)
             #expect(try await api.send(Endpoint<Item>(path: "items/1")).value == Item(n: 1))
             #expect(try await settledConnectivity(api) == .online)

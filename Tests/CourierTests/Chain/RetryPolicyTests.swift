@@ -291,6 +291,30 @@ private struct OpaqueCause: Error {}
             == .retry(after: .seconds(2), reason: "no connection"))
     }
 
+    @Test("a server that refused the connection or cannot be routed to is retried whatever the method: nothing was sent")
+    func cannotConnectRetriedForAnyMethod() {
+        let policy = exactPolicy()
+        for reason in [NetworkError.ConnectFailure.refused, .unreachable] {
+            let refused = NetworkError.cannotConnect(host: "127.0.0.1", port: 8899, reason: reason, underlying: nil)
+            for method in [HTTPMethod.get, .post, .patch] {
+                #expect(policy.decide(attempt: 1, .failure(refused), request: makeRequest(method))
+                    == .retry(after: .seconds(1), reason: "cannot connect to 127.0.0.1:8899 (\(reason))"), "\(method) \(reason)")
+            }
+        }
+    }
+
+    @Test("a name that does not resolve and a failed TLS handshake are not retried; a lost connection only when idempotent")
+    func permanentConnectFailuresAndLostConnections() {
+        let policy = exactPolicy()
+        for reason in [NetworkError.ConnectFailure.hostNotFound, .tlsHandshake] {
+            let error = NetworkError.cannotConnect(host: "api.invalid", port: 443, reason: reason, underlying: nil)
+            #expect(policy.decide(attempt: 1, .failure(error), request: makeRequest(.get)) == .stop, "\(reason)")
+        }
+        let lost = NetworkError.connectionLost(host: "api.example.com", port: 443, underlying: nil)
+        #expect(policy.decide(attempt: 1, .failure(lost), request: makeRequest(.get)) == .retry(after: .seconds(1), reason: "connection lost"))
+        #expect(policy.decide(attempt: 1, .failure(lost), request: makeRequest(.post)) == .stop)   // it may have been applied
+    }
+
     @Test(
         "other transport failures are not retried",
         arguments: [

@@ -39,6 +39,9 @@ private let everyCase: [NetworkError] = [
     .invalidRequest("bad header"),
     .noConnection(underlying: Cause(name: "offline")),
     .noConnection(underlying: nil),
+    .cannotConnect(host: "db.example.com", port: 5432, reason: .refused, underlying: Cause(name: "refused")),
+    .cannotConnect(host: "db.example.com", port: 443, reason: .hostNotFound, underlying: nil),
+    .connectionLost(host: "db.example.com", port: 443, underlying: Cause(name: "reset")),
     .timeout(.attempt, underlying: Cause(name: "slow")),
     .timeout(.request, underlying: nil),
     .invalidResponse("bad Location"),
@@ -164,6 +167,13 @@ private let everyCase: [NetworkError] = [
     @Test("isRetryable for every case")
     func isRetryable() {
         #expect(NetworkError.noConnection(underlying: nil).isRetryable)
+        #expect(NetworkError.connectionLost(host: "h", port: 1, underlying: nil).isRetryable)
+        for reason in [NetworkError.ConnectFailure.refused, .unreachable] {
+            #expect(NetworkError.cannotConnect(host: "h", port: 1, reason: reason, underlying: nil).isRetryable)
+        }
+        for reason in [NetworkError.ConnectFailure.hostNotFound, .tlsHandshake] {
+            #expect(!NetworkError.cannotConnect(host: "h", port: 1, reason: reason, underlying: nil).isRetryable)
+        }
         #expect(NetworkError.timeout(.attempt, underlying: Cause(name: "t")).isRetryable)
         #expect(NetworkError.overloaded.isRetryable)
         #expect(NetworkError.componentRestarted("Cache").isRetryable)
@@ -209,7 +219,7 @@ private let everyCase: [NetworkError] = [
         #expect(NetworkError.notModified(response(304)).statusCode == 304)
         #expect(NetworkError.serverError(response(503)).statusCode == 503)
         let statusless = everyCase.filter { $0.response == nil }
-        #expect(statusless.count == 23)
+        #expect(statusless.count == 26)
         for error in statusless {
             #expect(error.statusCode == nil, "\(error)")
         }
@@ -239,13 +249,18 @@ private let everyCase: [NetworkError] = [
             == "The server had a problem (503). Please try again later.")
         #expect(NetworkError.noConnection(underlying: nil).userMessage(using: english)
             == "No internet connection. Check your connection and try again.")
+        #expect(NetworkError.cannotConnect(host: "127.0.0.1", port: 8899, reason: .refused, underlying: nil).userMessage(using: english)
+            == "The server cannot be reached right now. Please try again later.")
+        #expect(NetworkError.connectionLost(host: "127.0.0.1", port: 8899, underlying: nil).userMessage(using: english)
+            == "The connection to the server was lost. Please try again.")
     }
 
     // MARK: description and underlyingError
 
     @Test("description includes the underlying cause")
     func descriptionIncludesCause() {
-        #expect(NetworkError.noConnection(underlying: Cause(name: "offline")).description == "noConnection (cause: Cause<offline>)")
+        #expect(NetworkError.noConnection(underlying: Cause(name: "offline")).description
+            == "noConnection: the device is offline (cause: Cause<offline>)")
         #expect(NetworkError.timeout(.attempt, underlying: Cause(name: "slow")).description == "timeout (attempt timeout) (cause: Cause<slow>)")
         #expect(NetworkError.unknown(underlying: Cause(name: "weird")).description == "unknown (cause: Cause<weird>)")
         #expect(NetworkError.encodingError(underlying: Cause(name: "encode")).description == "encodingError (cause: Cause<encode>)")
@@ -253,13 +268,13 @@ private let everyCase: [NetworkError] = [
             == #"decodingError, body starts with: {"id": (cause: Cause<decode>)"#)
         let urlError = URLError(.notConnectedToInternet)
         let described = NetworkError.noConnection(underlying: urlError).description
-        #expect(described == "noConnection (cause: \(String(reflecting: urlError)))")
+        #expect(described == "noConnection: the device is offline (cause: \(String(reflecting: urlError)))")
         #expect(described.contains("URLError") || described.contains("NSURLErrorDomain") || described.contains("-1009"))
     }
 
     @Test("description without a cause, and for the causeless cases")
     func descriptionWithoutCause() {
-        #expect(NetworkError.noConnection(underlying: nil).description == "noConnection")
+        #expect(NetworkError.noConnection(underlying: nil).description == "noConnection: the device is offline")
         #expect(NetworkError.timeout(.request, underlying: nil).description == "timeout (request deadline)")
         #expect(NetworkError.unknown(underlying: nil).description == "unknown")
         #expect(NetworkError.invalidURL("no host").description == "invalidURL: no host")
@@ -291,7 +306,8 @@ private let everyCase: [NetworkError] = [
         for error in everyCase {
             let cause = error.underlyingError as? Cause
             switch error {
-            case .noConnection(let wrapped?), .timeout(_, let wrapped?), .unknown(let wrapped?):
+            case .noConnection(let wrapped?), .timeout(_, let wrapped?), .unknown(let wrapped?), .cannotConnect(_, _, _, let wrapped?),
+                 .connectionLost(_, _, let wrapped?):
                 #expect(cause?.name == (wrapped as? Cause)?.name, "\(error)")
                 #expect(cause != nil, "\(error)")
             case .decodingError(let wrapped, _), .encodingError(let wrapped):
@@ -359,7 +375,10 @@ private let everyCase: [NetworkError] = [
     func categories() {
         let graphQLFailure = GraphQLFailure(errors: [], data: nil, response: response(200))
         let expected: [(NetworkError, NetworkError.Category)] = [
-            (.noConnection(underlying: nil), .transport),
+            (.noConnection(underlying: nil), .offline),
+            (.cannotConnect(host: "h", port: 1, reason: .refused, underlying: nil), .transport),
+            (.cannotConnect(host: "h", port: 1, reason: .tlsHandshake, underlying: nil), .transport),
+            (.connectionLost(host: "h", port: 1, underlying: nil), .transport),
             (.timeout(.attempt, underlying: nil), .transport),
             (.timeout(.request, underlying: nil), .transport),
             (.malformedResponse("truncated body", underlying: nil), .transport),
@@ -416,6 +435,7 @@ private let everyCase: [NetworkError] = [
             switch error.category {
             case .transport where error.isRetryable == false:
                 if case .invalidResponse = error { continue }   // the server answered, wrongly: the same again
+                if case .cannotConnect(_, _, let reason, _) = error, !reason.isTransient { continue }   // a name or TLS: the same again
                 Issue.record("\(error) is a transport failure and not retryable")
             case .client, .cancelled:
                 #expect(!error.isRetryable, "\(error)")
@@ -423,6 +443,52 @@ private let everyCase: [NetworkError] = [
                 break
             }
         }
+    }
+
+    // MARK: descriptions that name the request, redacted
+
+    @Test("an error status's description names the request as sent, its query secrets redacted, with the server's message")
+    func descriptionNamesTheRequest() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/tea", method: "POST", [.json(418, #"{"message":"I'm a teapot","code":"teapot"}"#)])
+            let api = client(server.baseURL, retryPolicy: .never)
+            let endpoint = Endpoint<EmptyResponse>(
+                path: "v1/tea", method: .post,
+                query: [URLQueryItem(name: "access_token", value: "s3cret"), URLQueryItem(name: "cup", value: "2")])
+            let error = await #expect(throws: NetworkError.self) { try await api.send(endpoint) }
+            #expect(error?.description
+                == "serverError(418) POST \(server.baseURL)/v1/tea?access_token=%3Credacted%3E&cup=2: I'm a teapot [code teapot]")
+            #expect(error?.description.contains("s3cret") == false)
+            #expect("\(error.map(String.init(describing:)) ?? "")".contains("POST"))
+            await api.shutdown()
+        }
+    }
+
+    @Test("connection errors name host and port and why; a cause quoting the URL has its secrets redacted")
+    func connectionDescriptions() {
+        #expect(NetworkError.cannotConnect(host: "127.0.0.1", port: 8899, reason: .refused, underlying: nil).description
+            == "cannotConnect 127.0.0.1:8899: connection refused")
+        #expect(NetworkError.cannotConnect(host: "::1", port: 443, reason: .tlsHandshake, underlying: nil).description
+            == "cannotConnect [::1]:443: TLS handshake failed")
+        #expect(NetworkError.cannotConnect(host: "api.invalid", port: 80, reason: .hostNotFound, underlying: Cause(name: "dns")).description
+            == "cannotConnect api.invalid:80: host not found (cause: Cause<dns>)")
+        #expect(NetworkError.connectionLost(host: "api.example.com", port: 443, underlying: nil).description
+            == "connectionLost api.example.com:443: the connection broke before any response")
+        let secretURL = URL(string: "https://api.example.com/x?token=s3cret&page=2")!
+        let urlError = URLError(.cannotConnectToHost, userInfo: [
+            NSURLErrorFailingURLErrorKey: secretURL, "NSErrorFailingURLStringKey": secretURL.absoluteString,
+        ])
+        let described = NetworkError(urlError).description
+        #expect(described.hasPrefix("cannotConnect api.example.com:443: connection refused (cause: "))
+        #expect(!described.contains("s3cret"), "\(described)")
+        #expect(described.contains("page=2"))
+    }
+
+    @Test("a decoding error's body prefix has its secret fields redacted")
+    func decodingPrefixRedacted() {
+        let error = NetworkError.decodingError(underlying: Cause(name: "d"), bodyPrefix: #"{"access_token":"eyJhbGciOi","expires_in":36"#)
+        #expect(!error.description.contains("eyJhbGciOi"), "\(error.description)")
+        #expect(error.description.hasPrefix("decodingError, body starts with: "))
     }
 
     // MARK: one-line description

@@ -258,7 +258,7 @@ import Testing
             let api = client(url, retryPolicy: .never) { $0.requestInterceptors = [interceptor] }
             let events = api.events(for: Endpoint<Data>(path: "feed"), retryDelay: .milliseconds(1), maxConsecutiveFailures: 3)
             let error = await thrown { () throws(NetworkError) in try await collectEvents(events) }
-            guard case .noConnection? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .cannotConnect(_, _, .refused, _)? = error else { Issue.record("got \(String(describing: error))"); return }
             #expect(interceptor.count.withLock { $0 } == 3)
         }
     }

@@ -153,16 +153,17 @@ import Testing
         }
     }
 
-    // MARK: A reset before any answer: noConnection, retryable
+    // MARK: A reset before any answer: connectionLost, retryable
 
     @Test("a connection reset before any answer is a lost connection")
     func aConnectionResetBeforeAnyAnswerIsALostConnection() async throws {
         try await withHostileServer { server in
             let error = await failingGet("/reset", on: server)
-            guard case .noConnection(let cause)? = error else {
-                Issue.record("expected noConnection, got \(String(describing: error))")
+            guard case .connectionLost("127.0.0.1", let port, let cause)? = error else {
+                Issue.record("expected connectionLost, got \(String(describing: error))")
                 return
             }
+            #expect(port == server.url("/").port)
             #expect((cause as? CurlError)?.code == 56)
             #expect(error?.isRetryable == true)
             try await expectStillServes(server)
@@ -236,7 +237,7 @@ import Testing
         }
     }
 
-    @Test("a proxy that refuses CONNECT is no connection, not a malformed response")
+    @Test("a proxy that refuses CONNECT is cannotConnect to the target, not a malformed response")
     func aProxyRefusingConnect() async throws {
         try await withHostileServer { server in
             var configuration = CurlTransport.Configuration()
@@ -245,7 +246,9 @@ import Testing
             let error = await #expect(throws: NetworkError.self) {
                 try await proxied.send(HTTPRequest(url: URL(string: "https://courier.invalid/x")!, timeout: .seconds(10)))
             }
-            guard case .noConnection(let cause)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .cannotConnect("courier.invalid", 443, .refused, let cause)? = error else {
+                Issue.record("got \(String(describing: error))"); return
+            }
             #expect((cause as? CurlError)?.message.contains("CONNECT") == true)
             try await expectStillServes(server)
         }

@@ -68,7 +68,7 @@ import Testing
             // What fails, fails clearly: the connection was reset on every attempt.
             for error in failures {
                 switch error {
-                case .noConnection, .malformedResponse: #expect(error.isRetryable)
+                case .connectionLost, .malformedResponse: #expect(error.isRetryable)
                 default: Issue.record("unexpected failure \(error)")
                 }
             }

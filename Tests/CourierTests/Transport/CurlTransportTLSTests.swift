@@ -240,21 +240,28 @@ import Testing
             do {
                 _ = try await transport.send(HTTPRequest(url: URL(string: "http://127.0.0.1:\(closedPort)/")!))
                 Issue.record("a closed port answered")
-            } catch NetworkError.noConnection {
+            } catch NetworkError.cannotConnect(_, closedPort, .refused, _) {
                 // As it should be: nothing listens there.
             } catch {
-                Issue.record("expected noConnection, got \(error)")
+                Issue.record("expected cannotConnect, got \(error)")
             }
         }
     }
 
     // MARK: Versions and client certificates
 
-    @Test("a TLS 1.3 minimum refuses a server that stops at TLS 1.2")
+    @Test("a TLS 1.3 minimum refuses a server that stops at TLS 1.2: a TLS handshake failure naming the host and port")
     func minimumTLS13RefusesTLS12Server() async throws {
         try await withTLSServer(maximumTLS12: true) { server, certificates in
             let modern = try Self.transport(roots: certificates.rootFile, minimum: .v1_3)
-            _ = await Self.securityError { _ = try await Self.get(modern, server) }
+            let error = await #expect(throws: NetworkError.self) { _ = try await Self.get(modern, server) }
+            guard case .cannotConnect("localhost", let port, .tlsHandshake, let cause)? = error else {
+                Issue.record("expected a TLS handshake failure, got \(String(describing: error))"); return
+            }
+            #expect(port == server.url("localhost", "/").port)
+            #expect((cause as? CurlError)?.code == 35)
+            #expect(error?.isRetryable == false)
+            #expect(error.map { "\($0)" }?.contains("TLS handshake failed") == true)
             try await Self.expectNoRequestByteReached(server)
 
             let seen = try await Self.get(try Self.transport(roots: certificates.rootFile), server)
@@ -273,7 +280,7 @@ import Testing
             let anonymous = try Self.transport(roots: certificates.rootFile)
             // Under TLS 1.3 the server refuses the missing certificate after the client's side of
             // the handshake is done, so the client learns of it when sending or receiving (curl
-            // error 55 or 56, noConnection today), not as a securityError; the request fails all
+            // error 55 or 56, connectionLost), not as a securityError; the request fails all
             // the same, and the server never reads it.
             await #expect(throws: NetworkError.self) { _ = try await Self.get(anonymous, server) }
             let refused = try await server.waitForEvent("the anonymous connection closed") {

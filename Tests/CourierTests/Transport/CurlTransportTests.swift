@@ -199,26 +199,43 @@ import Testing
         }
     }
 
-    @Test("a refused connection is noConnection with libcurl's code kept, and says so in its description")
+    @Test("a refused connection is cannotConnect to the server's host and port, libcurl's code and errno kept")
     func refused() async throws {
         let server = try await ScriptedServer.start()
         let url = URL(string: "\(server.baseURL)/gone")!
         server.stopAndWait()
         let error = await #expect(throws: NetworkError.self) { try await transport.send(HTTPRequest(url: url)) }
-        guard case .noConnection(let cause)? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .cannotConnect(let host, let port, .refused, let cause)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(host == url.host)
+        #expect(port == url.port)
         #expect((cause as? CurlError)?.code == 7)
+        #expect((cause as? CurlError)?.systemErrorNumber == Int(ECONNREFUSED))
         #expect(error.map { "\($0)" }?.contains("curl error 7") == true)
     }
 
     @Test("every libcurl failure maps to the error a caller acts on")
     func curlCodes() {
-        func mapped(_ code: Int) -> NetworkError { NetworkError(curl: CurlError(code: code, message: "m")) }
-        for code in [5, 6, 7, 55, 56] {
-            guard case .noConnection(let cause) = mapped(code) else { Issue.record("\(code) should be noConnection"); continue }
+        let url = URL(string: "https://api.example.com/v1/x")!
+        func mapped(_ code: Int, errno: Int = 0) -> NetworkError {
+            NetworkError(curl: CurlError(code: code, message: "m", systemErrorNumber: errno), url: url)
+        }
+        let connects: [(Int, Int, NetworkError.ConnectFailure)] = [
+            (5, 0, .hostNotFound), (6, 0, .hostNotFound), (7, Int(ECONNREFUSED), .refused), (7, Int(ENETUNREACH), .unreachable),
+            (7, Int(EHOSTUNREACH), .unreachable), (7, 0, .unreachable), (35, 0, .tlsHandshake),
+        ]
+        for (code, errno, expected) in connects {
+            guard case .cannotConnect(let host, let port, let reason, let cause) = mapped(code, errno: errno) else {
+                Issue.record("\(code) should be cannotConnect"); continue
+            }
+            #expect(host == "api.example.com" && port == 443 && reason == expected, "\(code), errno \(errno)")
+            #expect((cause as? CurlError)?.code == code)
+        }
+        for code in [55, 56] {
+            guard case .connectionLost("api.example.com", 443, let cause) = mapped(code) else { Issue.record("\(code) should be connectionLost"); continue }
             #expect((cause as? CurlError)?.code == code)
         }
         guard case .timeout(.attempt, _) = mapped(28) else { Issue.record("28 should be timeout"); return }
-        for code in [35, 51, 58, 59, 60, 77, 80, 82, 83, 90, 91, 98] {
+        for code in [51, 58, 59, 60, 77, 80, 82, 83, 90, 91, 98] {
             guard case .securityError(let reason) = mapped(code) else { Issue.record("\(code) should be securityError"); continue }
             #expect(reason.contains("curl error \(code)"))
         }

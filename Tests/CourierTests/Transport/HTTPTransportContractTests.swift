@@ -136,8 +136,8 @@ enum NetworkTransport: String, CaseIterable, Sendable, CustomTestStringConvertib
         }
     }
 
-    @Test("a refused connection is no connection", arguments: NetworkTransport.allCases)
-    func aRefusedConnectionIsNoConnection(kind: NetworkTransport) async throws {
+    @Test("a refused connection is cannotConnect to the URL's host and port, not the device offline", arguments: NetworkTransport.allCases)
+    func aRefusedConnectionIsCannotConnect(kind: NetworkTransport) async throws {
         let transport = kind.make()
         let server = try await ScriptedServer.start()
         let url = URL(string: "\(server.baseURL)/gone")!
@@ -145,8 +145,14 @@ enum NetworkTransport: String, CaseIterable, Sendable, CustomTestStringConvertib
         let error = await #expect(throws: NetworkError.self) {
             try await transport.send(HTTPRequest(url: url, timeout: .seconds(10)))
         }
-        guard case .noConnection(let cause)? = error else { Issue.record("expected noConnection, got \(String(describing: error))"); return }
+        guard case .cannotConnect(let host, let port, .refused, let cause)? = error else {
+            Issue.record("expected cannotConnect, got \(String(describing: error))"); return
+        }
+        #expect(host == "127.0.0.1")
+        #expect(port == url.port)
         #expect(cause != nil)
+        #expect(error?.category == .transport)
+        #expect(error?.userMessage(using: .english).contains("internet") == false)
     }
 
     @Test("header injection is rejected before anything is sent", arguments: NetworkTransport.allCases)

@@ -10,13 +10,29 @@ import Testing
 @Suite struct URLSessionTransportTests {
     @Test("url errors map to the error model")
     func urlErrorsMapToTheErrorModel() {
-        let noConnection: [URLError.Code] = [.notConnectedToInternet, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed, .cannotFindHost]
-        for code in noConnection {
+        let offline: [URLError.Code] = [.notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff, .callIsActive]
+        for code in offline {
             guard case .noConnection(let cause) = NetworkError(URLError(code)) else {
                 Issue.record("\(code) should be noConnection"); continue
             }
             #expect((cause as? URLError)?.code == code)
         }
+        let url = URL(string: "https://api.example.com/v1/orders")!
+        let unreachable: [(URLError.Code, NetworkError.ConnectFailure)] = [
+            (.cannotConnectToHost, .refused), (.dnsLookupFailed, .hostNotFound), (.cannotFindHost, .hostNotFound),
+            (.secureConnectionFailed, .tlsHandshake),
+        ]
+        for (code, reason) in unreachable {
+            let error = NetworkError(URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+            guard case .cannotConnect("api.example.com", 443, reason, let cause) = error else {
+                Issue.record("\(code) should be cannotConnect, \(reason): \(error)"); continue
+            }
+            #expect((cause as? URLError)?.code == code)
+        }
+        let unrouted = URLError(.cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: url, "_kCFStreamErrorCodeKey": Int(ENETUNREACH)])
+        guard case .cannotConnect(_, _, .unreachable, _) = NetworkError(unrouted) else { Issue.record("ENETUNREACH"); return }
+        guard case .connectionLost("api.example.com", 443, _) = NetworkError(URLError(.networkConnectionLost, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+        else { Issue.record("networkConnectionLost"); return }
         guard case .timeout(.attempt, let cause) = NetworkError(URLError(.timedOut)) else { Issue.record("timedOut"); return }
         #expect((cause as? URLError)?.code == .timedOut)
         guard case .cancelled = NetworkError(URLError(.cancelled)) else { Issue.record("cancelled"); return }

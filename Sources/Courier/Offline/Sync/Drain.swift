@@ -114,7 +114,8 @@ struct Drain: Sendable {
     }
 
     /// The verdict of a replay that failed with `error`. What says nothing about the item ends
-    /// the drain without counting an attempt: a lost connection, a stop or a busy client, and
+    /// the drain without counting an attempt: a lost connection, a server that cannot be reached,
+    /// a stop or a busy client, and
     /// the session's credentials for an item that uses them (they would fail every item alike).
     /// A 409/412 goes to the resolver, unless the key's last send got no answer (the server may
     /// still be processing it); anything else (a timeout, a 4xx or 5xx answer to this
@@ -122,10 +123,11 @@ struct Drain: Sendable {
     /// can never go through ends as a dead letter instead of holding the queue.
     func verdict(for error: NetworkError, of item: OfflineItem, as sent: HTTPRequest) -> ReplayVerdict {
         switch error {
-        case .noConnection, .cancelled, .componentRestarted:
+        case .noConnection, .connectionLost, .cancelled, .componentRestarted:
             // Cut or abandoned mid-exchange, perhaps after the server took the request.
             return .interrupted("\(error)", unanswered: true)
-        case .overloaded, .componentUnavailable:
+        case .overloaded, .componentUnavailable, .cannotConnect:
+            // Never sent (or no connection made): it would fail every item alike.
             return .interrupted("\(error)", unanswered: false)
         case .unauthorized where item.requiresAuth, .invalidToken where item.requiresAuth:
             return .interrupted("\(error)", unanswered: false)

@@ -44,7 +44,7 @@ func settledConnectivity(_ api: APIClient) async throws -> ConnectivityState {
         await api.shutdown()
     }
 
-    @Test("request outcomes: a refused connection says offline, a response says online")
+    @Test("request outcomes: a refused connection says nothing, a response says online, the OS saying offline says offline")
     func requestOutcomes() async throws {
         let server = try await ScriptedServer.start()
         defer { server.stop() }
@@ -52,14 +52,22 @@ func settledConnectivity(_ api: APIClient) async throws -> ConnectivityState {
         try await server.script("/ping", [.status(200)])
         let api = client(base, retryPolicy: .never) { $0.connectivity = .init(debounce: .zero, watchesLink: false) }
         let changes = api.connectivity.events()
-        _ = try? await api.data(for: Endpoint<EmptyResponse>(path: "ping"))
-        #expect(try await settledConnectivity(api) == .offline)
+        let refused = await #expect(throws: NetworkError.self) { try await api.data(for: Endpoint<EmptyResponse>(path: "ping")) }
+        guard case .cannotConnect(_, _, .refused, _)? = refused else { Issue.record("got \(String(describing: refused))"); return }
+        #expect(try await settledConnectivity(api) == .unknown)
         try await server.setSwitchable(up: true)
         _ = try await api.data(for: Endpoint<EmptyResponse>(path: "ping"))
         #expect(try await settledConnectivity(api) == .online)
-        let seen = await collect(changes) { $0.count == 2 }
-        #expect(seen == [ConnectivityEvent(state: .offline, source: .requests), ConnectivityEvent(state: .online, source: .requests)])
+        // What the monitor was told arrives in order: had the refusal said offline, it would come first.
+        let seen = await collect(changes) { $0.count == 1 }
+        #expect(seen == [ConnectivityEvent(state: .online, source: .requests)])
         await api.shutdown()
+
+        let offline = ScriptedTransport(fallback: .fail(.noConnection(underlying: nil)))
+        let grounded = client(base, transport: offline, retryPolicy: .never) { $0.connectivity = .init(debounce: .zero, watchesLink: false) }
+        _ = try? await grounded.data(for: Endpoint<EmptyResponse>(path: "ping"))
+        #expect(try await settledConnectivity(grounded) == .offline)
+        await grounded.shutdown()
     }
 
     @Test("the OS link source: where netlink can be opened, the first state published is the link's")

@@ -32,6 +32,11 @@ import Testing
     func verdicts() {
         #expect(kind(.noConnection(underlying: nil)) == "interrupted unanswered")   // maybe cut after the server took it
         #expect(kind(.overloaded) == "interrupted")
+        #expect(kind(.connectionLost(host: "h", port: 1, underlying: nil)) == "interrupted unanswered")
+        // No connection made, nothing sent: the server is down for every item alike.
+        for reason in [NetworkError.ConnectFailure.refused, .hostNotFound, .unreachable, .tlsHandshake] {
+            #expect(kind(.cannotConnect(host: "h", port: 1, reason: reason, underlying: nil)) == "interrupted", "\(reason)")
+        }
         #expect(kind(.cancelled) == "interrupted unanswered")
         #expect(kind(.componentRestarted("x")) == "interrupted unanswered")
         #expect(kind(.unauthorized(nil)) == "interrupted")        // the session, for an item that uses it

@@ -51,6 +51,9 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         let base = try await server.switchableURL(up: false)
         try await server.script("/notes", method: "POST", [.json(201, "{}")])
         let api = offlineClient(base, directory: try temporaryDirectory())
+        // Offline as the app (or the OS link) says: a refused connection alone would not say it.
+        try api.connectivity.report(.offline)
+        _ = try await settledConnectivity(api)
         let events = api.offline.events()
         var ids: [Int64] = []
         for n in 0..<100 {
@@ -58,7 +61,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
             ids.append(try #require(id))
         }
         #expect(ids == Array(1...100))
-        #expect(try api.connectivity.state == .offline)   // learnt from the first refused connection
+        #expect(try api.connectivity.state == .offline)
         #expect(try await api.offline.pendingCount == 100)
         let keys = try await api.offline.items().map(\.idempotencyKey)
 
@@ -84,6 +87,8 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         try await server.script("/notes", method: "POST", [.json(201, "{}")])
         let clock = ManualClock()
         let api = offlineClient(base, clock: clock) { $0.drainInterval = .seconds(60) }
+        try api.connectivity.report(.offline)
+        _ = try await settledConnectivity(api)
         let events = api.offline.events()
         let id = try #require(await queuedID { () throws(NetworkError) in try await api.offline.send(noteWrite(1)) })
         #expect(try await settledConnectivity(api) == .offline)
@@ -129,8 +134,10 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         own.headers = ["Authorization": "Bearer mine"]
         // Sent live while offline, it fails as a plain write would: it is not queueable.
         let down = offlineClient(try await server.switchableURL(up: false))
+        try down.connectivity.report(.offline)
+        _ = try await settledConnectivity(down)
         let sendError = await #expect(throws: NetworkError.self) { try await down.offline.send(own) }
-        guard case .noConnection? = sendError else { Issue.record("got \(String(describing: sendError))"); return }
+        guard case .cannotConnect(_, _, .refused, _)? = sendError else { Issue.record("got \(String(describing: sendError))"); return }
         #expect(try await down.offline.pendingCount == 0)
         await down.shutdown()
         let enqueueError = await #expect(throws: NetworkError.self) { try await api.offline.enqueue(own) }
@@ -149,7 +156,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
         #expect(try api.connectivity.state == .online)
         let down = offlineClient(try await server.switchableURL(up: false))
         let error = await #expect(throws: NetworkError.self) { try await down.offline.send(Endpoint<EmptyResponse>(path: "notes")) }
-        guard case .noConnection? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .cannotConnect(_, _, .refused, _)? = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(try await down.offline.pendingCount == 0)
         await api.shutdown()
         await down.shutdown()
