@@ -96,8 +96,8 @@ final class RowRecorder {
             row.messagesPerRequest, row.cpuMicrosPerRequest, row.cpuMicrosPerRequest / row.baselineCpuMicrosPerRequest,
             row.contextSwitchesPerRequest)
         let connections = connectionsPerRun.map { String(format: " %6.1f", $0) } ?? ""
-        print(row.name.padding(toLength: 18, withPad: " ", startingAt: 0) + columns + connections
-              + (measured.failures > 0 ? "  (\(measured.failures) failed)" : ""))
+        let failed = measured.failures == 0 ? "" : "  (\(measured.failures) failed" + (measured.firstFailure.map { ", first: \($0)" } ?? "") + ")"
+        print(row.name.padding(toLength: 18, withPad: " ", startingAt: 0) + columns + connections + failed)
     }
 
     /// The column titles of the fixed-rate rows.
