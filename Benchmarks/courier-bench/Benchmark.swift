@@ -20,10 +20,19 @@ final class Benchmark {
     static let header = "name                 conc  requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs msgs/req   cpu µs  ratio    csw"
 
     func run() async {
-        if let url = options.url {
-            if !options.downloadsOnly { await TransportComparison(options: options, url: url, rows: rows).run() }
-            let downloadURL = options.downloadURL ?? URL(string: "/files/100MiB.bin", relativeTo: url)!.absoluteURL
-            await DownloadComparison(options: options, url: downloadURL, rows: rows).run()
+        if options.url != nil || options.h2URL != nil {
+            let sections = options.sections
+            if let url = options.url, sections.contains(.requests) { await TransportComparison(options: options, url: url, rows: rows).run() }
+            // Downloads before the fixed-rate rows, whose queues would set the peak RSS the
+            // download rows report.
+            if let url = options.url, sections.contains(.downloads) {
+                let downloadURL = options.downloadURL ?? URL(string: "/files/100MiB.bin", relativeTo: url)!.absoluteURL
+                await DownloadComparison(options: options, url: downloadURL, rows: rows).run()
+            }
+            if let url = options.url, sections.contains(.fixedRate) { await FixedRateComparison(options: options, url: url, rows: rows).run() }
+            if let url = options.h2URL, sections.contains(.http2) {
+                await HTTP2Comparison(options: options, url: url, extraRootsFile: options.h2CAFile, rows: rows).run()
+            }
         } else {
             await inMemory()
         }

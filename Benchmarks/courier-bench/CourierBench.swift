@@ -8,7 +8,10 @@ import Foundation
 //     swift run -c release courier-bench --quick    # a short run (CI)
 //     swift run -c release courier-bench --url http://127.0.0.1:8089/v1/users/42
 //     swift run -c release courier-bench --url http://127.0.0.1:8089/v1/users/42 --downloads-only
+//     swift run -c release courier-bench --url http://127.0.0.1:8089/v1/users/42 \
+//         --h2-url https://127.0.0.1:8443/v1/users/42 --h2-ca-file /tmp/courier-nginx-h2/tls/ca.pem
 //     swift run -c release courier-bench --json results.json
+//     swift run -c release courier-bench --self-test     # the histogram and schedule checks (CI)
 //     valgrind --tool=callgrind .build/release/courier-bench --profile pipeline --requests 20000
 //
 // The entry point is synchronous (valgrind 3.19 crashes on Swift's async `main`): the async
@@ -19,7 +22,9 @@ enum CourierBench {
         let options = Options.parse(CommandLine.arguments)
         let done = DispatchSemaphore(value: 0)
         Task.detached {
-            if let path = options.profile {
+            if options.selfTest {
+                exit(await SelfTest.run() ? 0 : 1)
+            } else if let path = options.profile {
                 await Profile(options: options, path: path).run()
             } else {
                 await Benchmark(options: options).run()

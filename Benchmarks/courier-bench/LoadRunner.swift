@@ -12,34 +12,43 @@ func measure(
     let extra = requests % concurrency
     let usageBefore = ProcessUsage.now
     let start = clock.now
-    let results = await withTaskGroup(of: ([Duration], Int).self) { group in
+    let results = await withTaskGroup(of: ([Duration], Int, String?).self) { group in
         for worker in 0..<concurrency {
             let count = perWorker + (worker < extra ? 1 : 0)
             group.addTask {
                 var latencies: [Duration] = []
                 latencies.reserveCapacity(count)
                 var failures = 0
+                var firstFailure: String?
                 for _ in 0..<count {
                     let began = clock.now
-                    do { try await operation() } catch { failures += 1 }
+                    do {
+                        try await operation()
+                    } catch {
+                        failures += 1
+                        if firstFailure == nil { firstFailure = "\(error)" }
+                    }
                     latencies.append(clock.now - began)
                 }
-                return (latencies, failures)
+                return (latencies, failures, firstFailure)
             }
         }
         var all: [Duration] = []
         all.reserveCapacity(requests)
         var failures = 0
-        for await (latencies, failed) in group {
+        var firstFailure: String?
+        for await (latencies, failed, first) in group {
             all += latencies
             failures += failed
+            firstFailure = firstFailure ?? first
         }
-        return (all, failures)
+        return (all, failures, firstFailure)
     }
     let elapsed = clock.now - start
     let usage = ProcessUsage.now - usageBefore
     var measurement = Measurement(requests: requests, failures: results.1, elapsed: elapsed, latencies: results.0.sorted())
     measurement.usage = usage
+    measurement.firstFailure = results.2
     return measurement
 }
 
@@ -52,6 +61,7 @@ extension Measurement {
             elapsed: runs.reduce(.zero) { $0 + $1.elapsed },
             latencies: runs.flatMap(\.latencies).sorted())
         usage = runs.reduce(ProcessUsage()) { $0 + $1.usage }
+        firstFailure = runs.lazy.compactMap(\.firstFailure).first
     }
 }
 

@@ -10,6 +10,8 @@ struct Measurement {
     let latencies: [Duration]
     /// What the whole process spent while it ran (CPU time, context switches).
     var usage = ProcessUsage()
+    /// The first failure's error, to print beside the row.
+    var firstFailure: String?
 
     /// Successful requests per second: a failure does not count as throughput.
     var requestsPerSecond: Double {

@@ -25,14 +25,35 @@ struct Options {
         case rawCurl = "raw-curl"
     }
 
+    /// The parts of a run against a server (`--only`).
+    enum Section: String, CaseIterable {
+        /// `--url`'s closed-loop rows at c = 16, 64, 256.
+        case requests
+        /// `--url`'s open-loop rows at 50 % and 80 % of raw libcurl's maximum rate.
+        case fixedRate = "fixed-rate"
+        /// `--h2-url`'s rows.
+        case http2 = "h2"
+        /// `--url`'s download rows.
+        case downloads
+    }
+
     var quick = false
     var jsonPath: String?
     var url: URL?
     /// `--download-url URL`: the large body `--url`'s download rows fetch. Default
     /// `/files/100MiB.bin` on `--url`'s server.
     var downloadURL: URL?
-    /// `--downloads-only` (with `--url`): the download rows alone.
-    var downloadsOnly = false
+    /// `--h2-url URL`: an `https` URL served over HTTP/2 (the repository's `nginx-h2.conf`),
+    /// for the HTTP/2 rows.
+    var h2URL: URL?
+    /// `--h2-ca-file PATH`: a PEM file of roots that `--h2-url`'s certificate chains to,
+    /// trusted besides the system's.
+    var h2CAFile: String?
+    /// The sections of a `--url`/`--h2-url` run: all of them, or what `--only` names.
+    var sections: Set<Section> = Set(Section.allCases)
+    /// `--self-test`: check the benchmark's own instruments (the latency histogram, the
+    /// fixed-rate schedule) and exit.
+    var selfTest = false
     /// `--profile PATH`: run one path only, for callgrind.
     var profile: ProfilePath?
     /// `--requests N` (with `--profile`). Default 20,000.
@@ -61,7 +82,25 @@ struct Options {
                     fail("--download-url needs an absolute http(s) URL")
                 }
                 options.downloadURL = url
-            case "--downloads-only": options.downloadsOnly = true
+            case "--downloads-only": options.sections = [.downloads]
+            case "--only":
+                let names = (iterator.next() ?? "").split(separator: ",").map(String.init)
+                let sections = names.compactMap(Section.init(rawValue:))
+                guard !sections.isEmpty, sections.count == names.count else {
+                    fail("--only needs a comma-separated list of \(Section.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                options.sections = Set(sections)
+            case "--h2-url":
+                guard let text = iterator.next(), let url = URL(string: text), url.host != nil, url.scheme?.lowercased() == "https" else {
+                    fail("--h2-url needs an absolute https URL")
+                }
+                options.h2URL = url
+            case "--h2-ca-file":
+                guard let path = iterator.next(), FileManager.default.isReadableFile(atPath: path) else {
+                    fail("--h2-ca-file needs a readable PEM file")
+                }
+                options.h2CAFile = path
+            case "--self-test": options.selfTest = true
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
                     fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport or raw-curl")
@@ -76,6 +115,8 @@ struct Options {
             case "--help", "-h":
                 print("""
                     usage: courier-bench [--quick] [--json PATH] [--url URL [--download-url URL] [--downloads-only]]
+                                         [--h2-url HTTPS-URL [--h2-ca-file PEM]] [--only requests,fixed-rate,h2,downloads]
+                           courier-bench --self-test
                            courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|graphql|graphql-post|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
                     """)
                 exit(0)
