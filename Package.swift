@@ -1,7 +1,8 @@
 // swift-tools-version:6.2
 // Courier: an actor-based network layer. No package dependencies, by design:
 // only the Swift toolchain (stdlib, Foundation/FoundationNetworking, Dispatch, Glibc) and the
-// system's SQLite and libcurl (system library targets).
+// system's SQLite, libcurl and OpenSSL, which Courier declares in its own C headers and links
+// by soname, so that no -dev package is needed to build (docs/system-libraries.md).
 import PackageDescription
 
 let package = Package(
@@ -13,14 +14,25 @@ let package = Package(
         .executable(name: "courier-bench", targets: ["courier-bench"]),
     ],
     targets: [
-        // The system's SQLite (`sqlite3.h` and `-lsqlite3`; Debian: libsqlite3-dev).
-        .systemLibrary(name: "CSQLite"),
-        // The system's libcurl and OpenSSL, for CurlTransport on Linux (Debian:
-        // libcurl4-openssl-dev, libssl-dev). Apple platforms use URLSession and do not link it.
-        .systemLibrary(
+        // The system's SQLite: on Linux declared in CSQLite.h and linked as libsqlite3.so.0 (the
+        // `:` asks the linker for that file, not for the libsqlite3.so link of the -dev package);
+        // on Apple platforms the SDK's.
+        .target(
+            name: "CSQLite",
+            linkerSettings: [
+                .linkedLibrary(":libsqlite3.so.0", .when(platforms: [.linux])),
+                .linkedLibrary("sqlite3", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ]
+        ),
+        // The system's libcurl and OpenSSL 3, for CurlTransport on Linux, declared in CCurl's
+        // headers and linked by soname. Apple platforms use URLSession and do not build it.
+        .target(
             name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev", "libssl-dev"])]
+            linkerSettings: [
+                .linkedLibrary(":libcurl.so.4", .when(platforms: [.linux])),
+                .linkedLibrary(":libssl.so.3", .when(platforms: [.linux])),
+                .linkedLibrary(":libcrypto.so.3", .when(platforms: [.linux])),
+            ]
         ),
         .target(
             name: "Courier",

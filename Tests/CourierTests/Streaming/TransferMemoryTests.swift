@@ -49,7 +49,7 @@ private func sha256(ofFile path: String?, patternBytes size: Int = 0) async thro
                 for block in iter(lambda: file.read(1 << 20), b""): digest.update(block)
         print(digest.hexdigest())
         """
-    let output = try await run(["python3", "-c", script, path ?? "-", String(size)]).output
+    let output = try await run([try TestTool.python3(), "-c", script, path ?? "-", String(size)]).output
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 

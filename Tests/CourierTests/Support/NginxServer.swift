@@ -43,24 +43,19 @@ enum NginxServerError: Error, CustomStringConvertible {
 /// - ``httpPort``: cleartext HTTP/1.1.
 ///
 /// It runs in the foreground (`daemon off`) as a child process with one worker; ``stop()``
-/// terminates the master (which ends its worker) and waits for it. A missing nginx is an
-/// error, not a skip: these tests exist to run.
+/// terminates the master (which ends its worker) and waits for it. Without nginx on `PATH` the
+/// test is skipped (``TestTool/unavailable(_:)``; a failure under `COURIER_REQUIRE_TEST_TOOLS=1`).
 final class NginxServer: Sendable {
     let httpsPort: Int
     let httpPort: Int
     let directory: String
     private let process: Process
 
-    /// The nginx binary: `$NGINX`, or the first of Debian's paths that exists.
+    /// The nginx binary: `$NGINX`, or `nginx` on `PATH`; skips the test when there is none.
     static func executable() throws -> String {
-        let candidates = ProcessInfo.processInfo.environment["NGINX"].map { [$0] }
-            ?? ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/usr/local/bin/nginx"]
-        guard let found = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw NginxServerError.failed(
-                "nginx is not installed (looked in \(candidates.joined(separator: ", "))); "
-                    + "install Debian's nginx-light (apt-get install nginx-light) or set NGINX to its path")
-        }
-        return found
+        try TestTool.require(
+            ProcessInfo.processInfo.environment["NGINX"] ?? "nginx",
+            install: "Debian: apt-get install nginx-light, or set NGINX to its path")
     }
 
     private init(httpsPort: Int, httpPort: Int, directory: String, process: Process) {

@@ -64,14 +64,15 @@ final class PythonServerProcess: Sendable {
     /// Launches `script` (a file name in this directory) with `arguments` and waits (up to
     /// 30 s) for it to announce its port.
     ///
-    /// Uses `python` when given (a virtual environment's interpreter), else `python3` from
-    /// `PATH` or the interpreter named by `$SCRIPTED_SERVER_PYTHON`.
+    /// Uses `python` when given (a virtual environment's interpreter), else the interpreter
+    /// named by `$SCRIPTED_SERVER_PYTHON` or `python3` from `PATH` (the test is skipped without
+    /// one: ``TestTool/unavailable(_:)``).
     static func start(script: String, arguments: [String] = [], python: String? = nil) async throws -> PythonServerProcess {
         let path = scriptPath(script)
         guard FileManager.default.fileExists(atPath: path) else {
             throw ServerProcessError.scriptNotFound(path)
         }
-        let python = python ?? ProcessInfo.processInfo.environment["SCRIPTED_SERVER_PYTHON"] ?? "python3"
+        let python = try python ?? ProcessInfo.processInfo.environment["SCRIPTED_SERVER_PYTHON"] ?? TestTool.python3()
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -76,7 +76,7 @@ final class TLSTestServer: Sendable {
     ) async throws -> TLSTestServer {
         let script = scriptPath
         guard FileManager.default.fileExists(atPath: script) else { throw TLSTestServerError.scriptNotFound(script) }
-        var arguments = ["python3", "-u", script, "--cert", certificates.serverChainFile, "--key", certificates.serverKeyFile]
+        var arguments = [try TestTool.python3(), "-u", script, "--cert", certificates.serverChainFile, "--key", certificates.serverKeyFile]
         if maximumTLS12 { arguments += ["--max-tls", "1.2"] }
         if requireClientCertificate { arguments += ["--client-ca", certificates.rootFile] }
 

@@ -44,9 +44,15 @@ struct TestCertificates: Sendable {
         return made
     }()
 
-    /// ``shared``, or its error thrown.
+    /// ``shared``, or its error thrown; skips the test when there is no `openssl` to make them.
     static func load() throws -> TestCertificates {
-        try shared.get()
+        _ = try TestTool.require(executable, install: "Debian: apt-get install openssl, or set OPENSSL to its path")
+        return try shared.get()
+    }
+
+    /// `$OPENSSL`, or `openssl` on `PATH`.
+    private static var executable: String {
+        ProcessInfo.processInfo.environment["OPENSSL"] ?? "openssl"
     }
 
     /// Makes a fresh set in a new temporary directory.
@@ -150,9 +156,9 @@ struct TestCertificates: Sendable {
             unrelatedRootPin: try pin("unrelated"))
     }
 
-    /// `/usr/bin/openssl` (or `$OPENSSL`), which ends before this returns.
+    /// `openssl` (or `$OPENSSL`), which ends before this returns.
     private static func openssl(_ arguments: String...) throws(TestCertificatesError) {
-        let executable = ProcessInfo.processInfo.environment["OPENSSL"] ?? "/usr/bin/openssl"
+        guard let executable = TestTool.find(executable) else { throw .failed("\(executable) is not on PATH") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

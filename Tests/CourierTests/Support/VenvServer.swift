@@ -5,14 +5,15 @@ import FoundationNetworking
 @testable import Courier
 
 /// A server from PyPI run on an ephemeral port of 127.0.0.1 by one of the Support scripts,
-/// with the interpreter of the virtual environment `.ci/run` makes at
-/// `<package root>/.build/venv`:
+/// with the interpreter of the virtual environment at `<package root>/.build/venv`, which the
+/// tests make on first use (``TestVirtualEnvironment``):
 /// - `httpbin_server.py`: httpbin (a real server whose form and multipart parsing is
 ///   Werkzeug's), plus `POST /courier/multipart`, which reports each file part it parsed;
 /// - `graphql_server.py`: Strawberry on uvicorn (GraphQL over HTTP, multipart subscriptions,
 ///   persisted queries) and `/__stats` (``GraphQLStats``).
 ///
-/// A missing environment is an error, not a skip: these tests exist to run.
+/// An environment that cannot be made (no python3, no network for pip) skips the test
+/// (``TestTool/unavailable(_:)``); under `COURIER_REQUIRE_TEST_TOOLS=1` (CI) it fails it.
 ///
 /// Thread safety: every stored property is a `let` of a `Sendable` type.
 final class VenvServer: Sendable {
@@ -36,29 +37,14 @@ final class VenvServer: Sendable {
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// The virtual environment's interpreter: `$COURIER_HTTPBIN_PYTHON`, else
-    /// `<package root>/.build/venv/bin/python`.
-    static var python: String {
-        ProcessInfo.processInfo.environment["COURIER_HTTPBIN_PYTHON"]
-            ?? packageRoot.appendingPathComponent(".build/venv/bin/python").path
-    }
-
-    /// What to run when the environment or a package is missing.
-    private static var installHint: String {
-        "run `bash .ci/run` (it makes the environment first), or in \(packageRoot.path): `python3 -m venv .build/venv && "
-            + ".build/venv/bin/pip install httpbin==0.10.4 strawberry-graphql==0.341.2 uvicorn==0.54.0 starlette==1.10.0`"
-    }
-
     /// Starts `script` and waits until it announces its port.
     static func start(script: String) async throws -> VenvServer {
-        let python = python
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw ServerProcessError.startupFailed("the virtual environment is missing (no \(python)): \(installHint)")
-        }
+        let python = try await TestVirtualEnvironment.python()
         do {
             return VenvServer(server: try await PythonServerProcess.start(script: script, python: python))
         } catch {
-            throw ServerProcessError.startupFailed("\(script) did not start (\(error)); is the environment complete? \(installHint)")
+            throw ServerProcessError.startupFailed(
+                "\(script) did not start with \(python) (\(error)); remove \(TestVirtualEnvironment.directory.path) to have it made again")
         }
     }
 

@@ -268,7 +268,7 @@ import Testing
 func gzip(_ data: Data) throws -> Data {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", "import gzip, sys; sys.stdout.buffer.write(gzip.compress(sys.stdin.buffer.read()))"]
+    process.arguments = [try TestTool.python3(), "-c", "import gzip, sys; sys.stdout.buffer.write(gzip.compress(sys.stdin.buffer.read()))"]
     let input = Pipe(), output = Pipe()
     process.standardInput = input
     process.standardOutput = output

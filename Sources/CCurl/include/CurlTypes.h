@@ -1,0 +1,234 @@
+// libcurl's types and enumerations as Courier uses them, with the numbers of libcurl 7.88's ABI
+// (stable: libcurl never renumbers an option, info, code or message). Copied from curl.h and
+// multi.h; enumerations keep their C form so that Swift imports them as it imports libcurl's
+// own (CURLoption is a struct with a rawValue, anonymous enumerations are Int).
+#ifndef COURIER_CURL_TYPES_H
+#define COURIER_CURL_TYPES_H
+
+#include <stddef.h>
+
+typedef void CURL;
+typedef void CURLM;
+// curl/system.h's choice for 64-bit Linux (LP64).
+typedef long curl_off_t;
+typedef int curl_socket_t;
+
+// Every code: the error mapping (NetworkError(curl:)) reads them.
+typedef enum {
+    CURLE_OK = 0,
+    CURLE_UNSUPPORTED_PROTOCOL = 1,
+    CURLE_FAILED_INIT = 2,
+    CURLE_URL_MALFORMAT = 3,
+    CURLE_NOT_BUILT_IN = 4,
+    CURLE_COULDNT_RESOLVE_PROXY = 5,
+    CURLE_COULDNT_RESOLVE_HOST = 6,
+    CURLE_COULDNT_CONNECT = 7,
+    CURLE_WEIRD_SERVER_REPLY = 8,
+    CURLE_REMOTE_ACCESS_DENIED = 9,
+    CURLE_FTP_ACCEPT_FAILED = 10,
+    CURLE_FTP_WEIRD_PASS_REPLY = 11,
+    CURLE_FTP_ACCEPT_TIMEOUT = 12,
+    CURLE_FTP_WEIRD_PASV_REPLY = 13,
+    CURLE_FTP_WEIRD_227_FORMAT = 14,
+    CURLE_FTP_CANT_GET_HOST = 15,
+    CURLE_HTTP2 = 16,
+    CURLE_FTP_COULDNT_SET_TYPE = 17,
+    CURLE_PARTIAL_FILE = 18,
+    CURLE_FTP_COULDNT_RETR_FILE = 19,
+    CURLE_OBSOLETE20 = 20,
+    CURLE_QUOTE_ERROR = 21,
+    CURLE_HTTP_RETURNED_ERROR = 22,
+    CURLE_WRITE_ERROR = 23,
+    CURLE_OBSOLETE24 = 24,
+    CURLE_UPLOAD_FAILED = 25,
+    CURLE_READ_ERROR = 26,
+    CURLE_OUT_OF_MEMORY = 27,
+    CURLE_OPERATION_TIMEDOUT = 28,
+    CURLE_OBSOLETE29 = 29,
+    CURLE_FTP_PORT_FAILED = 30,
+    CURLE_FTP_COULDNT_USE_REST = 31,
+    CURLE_OBSOLETE32 = 32,
+    CURLE_RANGE_ERROR = 33,
+    CURLE_HTTP_POST_ERROR = 34,
+    CURLE_SSL_CONNECT_ERROR = 35,
+    CURLE_BAD_DOWNLOAD_RESUME = 36,
+    CURLE_FILE_COULDNT_READ_FILE = 37,
+    CURLE_LDAP_CANNOT_BIND = 38,
+    CURLE_LDAP_SEARCH_FAILED = 39,
+    CURLE_OBSOLETE40 = 40,
+    CURLE_FUNCTION_NOT_FOUND = 41,
+    CURLE_ABORTED_BY_CALLBACK = 42,
+    CURLE_BAD_FUNCTION_ARGUMENT = 43,
+    CURLE_OBSOLETE44 = 44,
+    CURLE_INTERFACE_FAILED = 45,
+    CURLE_OBSOLETE46 = 46,
+    CURLE_TOO_MANY_REDIRECTS = 47,
+    CURLE_UNKNOWN_OPTION = 48,
+    CURLE_SETOPT_OPTION_SYNTAX = 49,
+    CURLE_OBSOLETE50 = 50,
+    CURLE_OBSOLETE51 = 51,
+    CURLE_GOT_NOTHING = 52,
+    CURLE_SSL_ENGINE_NOTFOUND = 53,
+    CURLE_SSL_ENGINE_SETFAILED = 54,
+    CURLE_SEND_ERROR = 55,
+    CURLE_RECV_ERROR = 56,
+    CURLE_OBSOLETE57 = 57,
+    CURLE_SSL_CERTPROBLEM = 58,
+    CURLE_SSL_CIPHER = 59,
+    CURLE_PEER_FAILED_VERIFICATION = 60,
+    CURLE_BAD_CONTENT_ENCODING = 61,
+    CURLE_OBSOLETE62 = 62,
+    CURLE_FILESIZE_EXCEEDED = 63,
+    CURLE_USE_SSL_FAILED = 64,
+    CURLE_SEND_FAIL_REWIND = 65,
+    CURLE_SSL_ENGINE_INITFAILED = 66,
+    CURLE_LOGIN_DENIED = 67,
+    CURLE_TFTP_NOTFOUND = 68,
+    CURLE_TFTP_PERM = 69,
+    CURLE_REMOTE_DISK_FULL = 70,
+    CURLE_TFTP_ILLEGAL = 71,
+    CURLE_TFTP_UNKNOWNID = 72,
+    CURLE_REMOTE_FILE_EXISTS = 73,
+    CURLE_TFTP_NOSUCHUSER = 74,
+    CURLE_OBSOLETE75 = 75,
+    CURLE_OBSOLETE76 = 76,
+    CURLE_SSL_CACERT_BADFILE = 77,
+    CURLE_REMOTE_FILE_NOT_FOUND = 78,
+    CURLE_SSH = 79,
+    CURLE_SSL_SHUTDOWN_FAILED = 80,
+    CURLE_AGAIN = 81,
+    CURLE_SSL_CRL_BADFILE = 82,
+    CURLE_SSL_ISSUER_ERROR = 83,
+    CURLE_FTP_PRET_FAILED = 84,
+    CURLE_RTSP_CSEQ_ERROR = 85,
+    CURLE_RTSP_SESSION_ERROR = 86,
+    CURLE_FTP_BAD_FILE_LIST = 87,
+    CURLE_CHUNK_FAILED = 88,
+    CURLE_NO_CONNECTION_AVAILABLE = 89,
+    CURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
+    CURLE_SSL_INVALIDCERTSTATUS = 91,
+    CURLE_HTTP2_STREAM = 92,
+    CURLE_RECURSIVE_API_CALL = 93,
+    CURLE_AUTH_ERROR = 94,
+    CURLE_HTTP3 = 95,
+    CURLE_QUIC_CONNECT_ERROR = 96,
+    CURLE_PROXY = 97,
+    CURLE_SSL_CLIENTCERT = 98,
+    CURLE_UNRECOVERABLE_POLL = 99,
+    CURL_LAST = 100
+} CURLcode;
+
+typedef enum {
+    CURLM_CALL_MULTI_PERFORM = -1,
+    CURLM_OK = 0,
+    CURLM_BAD_HANDLE = 1,
+    CURLM_BAD_EASY_HANDLE = 2,
+    CURLM_OUT_OF_MEMORY = 3,
+    CURLM_INTERNAL_ERROR = 4,
+    CURLM_BAD_SOCKET = 5,
+    CURLM_UNKNOWN_OPTION = 6,
+    CURLM_ADDED_ALREADY = 7,
+    CURLM_RECURSIVE_API_CALL = 8,
+    CURLM_WAKEUP_FAILURE = 9,
+    CURLM_BAD_FUNCTION_ARGUMENT = 10,
+    CURLM_ABORTED_BY_CALLBACK = 11,
+    CURLM_UNRECOVERABLE_POLL = 12,
+    CURLM_LAST = 13
+} CURLMcode;
+
+// The options Courier sets (a value's type is in its number: 0 long, 10000 pointer,
+// 20000 function, 30000 curl_off_t).
+typedef enum {
+    CURLOPT_WRITEDATA = 10001,
+    CURLOPT_URL = 10002,
+    CURLOPT_PROXY = 10004,
+    CURLOPT_READDATA = 10009,
+    CURLOPT_ERRORBUFFER = 10010,
+    CURLOPT_WRITEFUNCTION = 20011,
+    CURLOPT_READFUNCTION = 20012,
+    CURLOPT_POSTFIELDS = 10015,
+    CURLOPT_HTTPHEADER = 10023,
+    CURLOPT_SSLCERT = 10025,
+    CURLOPT_KEYPASSWD = 10026,
+    CURLOPT_HEADERDATA = 10029,
+    CURLOPT_SSLVERSION = 32,
+    CURLOPT_CUSTOMREQUEST = 10036,
+    CURLOPT_NOBODY = 44,
+    CURLOPT_POST = 47,
+    CURLOPT_FOLLOWLOCATION = 52,
+    CURLOPT_HEADERFUNCTION = 20079,
+    CURLOPT_SSLKEY = 10087,
+    CURLOPT_HTTP_VERSION = 84,
+    CURLOPT_BUFFERSIZE = 98,
+    CURLOPT_NOSIGNAL = 99,
+    CURLOPT_ACCEPT_ENCODING = 10102,
+    CURLOPT_PRIVATE = 10103,
+    CURLOPT_SSL_CTX_FUNCTION = 20108,
+    CURLOPT_SSL_CTX_DATA = 10109,
+    CURLOPT_POSTFIELDSIZE_LARGE = 30120,
+    CURLOPT_COPYPOSTFIELDS = 10165,
+    CURLOPT_SEEKFUNCTION = 20167,
+    CURLOPT_SEEKDATA = 10168,
+    CURLOPT_TIMEOUT_MS = 155,
+    CURLOPT_CONNECTTIMEOUT_MS = 156,
+    CURLOPT_HTTP_CONTENT_DECODING = 158,
+    CURLOPT_PIPEWAIT = 237,
+    CURLOPT_SUPPRESS_CONNECT_HEADERS = 265
+} CURLoption;
+
+// The transfer facts Courier reads.
+typedef enum {
+    CURLINFO_EFFECTIVE_URL = 1048577,
+    CURLINFO_RESPONSE_CODE = 2097154,
+    CURLINFO_PRIVATE = 1048597
+} CURLINFO;
+
+typedef enum {
+    CURLMOPT_PIPELINING = 3,
+    CURLMOPT_MAXCONNECTS = 6,
+    CURLMOPT_MAX_HOST_CONNECTIONS = 7,
+    CURLMOPT_MAX_TOTAL_CONNECTIONS = 13
+} CURLMoption;
+
+typedef enum {
+    CURLMSG_NONE,
+    CURLMSG_DONE,
+    CURLMSG_LAST
+} CURLMSG;
+
+// Values of CURLOPT_HTTP_VERSION and CURLOPT_SSLVERSION (anonymous in curl.h too).
+enum {
+    CURL_HTTP_VERSION_1_1 = 2,
+    CURL_HTTP_VERSION_2TLS = 4
+};
+enum {
+    CURL_SSLVERSION_TLSv1_2 = 6,
+    CURL_SSLVERSION_TLSv1_3 = 7
+};
+
+struct curl_slist {
+    char *data;
+    struct curl_slist *next;
+};
+
+struct CURLMsg {
+    CURLMSG msg;
+    CURL *easy_handle;
+    union {
+        void *whatever;
+        CURLcode result;
+    } data;
+};
+typedef struct CURLMsg CURLMsg;
+
+struct curl_waitfd {
+    curl_socket_t fd;
+    short events;
+    short revents;
+};
+
+typedef size_t (*curl_write_callback)(char *buffer, size_t size, size_t nitems, void *outstream);
+typedef size_t (*curl_read_callback)(char *buffer, size_t size, size_t nitems, void *instream);
+typedef int (*curl_seek_callback)(void *instream, curl_off_t offset, int origin);
+
+#endif
