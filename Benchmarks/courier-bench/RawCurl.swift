@@ -56,9 +56,8 @@ enum RawCurl {
                 _ = courier_easy_set_long(easy, CURLOPT_PIPEWAIT, 1)
             }
             if let file = target.caFile {
-                // CURLOPT_CAINFO (10065), which Courier's C declarations leave out (it uses its
-                // own check); libcurl copies the string.
-                _ = file.withCString { courier_easy_set_pointer(easy, CURLoption(rawValue: 10065), $0) }
+                // libcurl copies the string.
+                _ = file.withCString { courier_easy_set_pointer(easy, CURLOPT_CAINFO, $0) }
             }
             _ = courier_easy_set_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
             _ = courier_easy_set_pointer(easy, CURLOPT_PRIVATE, Unmanaged.passUnretained(self).toOpaque())
