@@ -12,10 +12,9 @@ import Darwin
 /// - In one process: one shared initialisation (a task every caller awaits).
 /// - Across processes (suites run in parallel as separate `swift test` runs, or the plain and
 ///   the ThreadSanitizer runs): an exclusive `flock` on `.build/venv.lock` while it is checked
-///   and made. It is made in a temporary directory and renamed into place with a marker file
-///   listing its packages, so a half-made environment is never used, and one made with other
-///   pins is made again. Only its `bin/python` is run, which finds the environment from its own
-///   location, so the move does not break it.
+///   and made. It is made in place (a virtual environment's scripts name its path, so it cannot
+///   be moved) and a marker file listing its packages is written last, so a half-made
+///   environment is never used, and one made with other pins is made again.
 /// - `python3 -m venv` and `pip` run on a thread of their own, never on the cooperative pool.
 ///
 /// `$COURIER_HTTPBIN_PYTHON` names an interpreter to use instead (nothing is made).
@@ -73,26 +72,17 @@ enum TestVirtualEnvironment {
         }
         if isComplete() { return python }
 
-        let fileManager = FileManager.default
-        let temporary = build.appendingPathComponent("venv.making-\(getpid())-\(UUID().uuidString)")
-        defer { try? fileManager.removeItem(at: temporary) }
-        try run(python3, ["-m", "venv", temporary.path],
+        // Whatever is there is half-made or made with other pins.
+        try? FileManager.default.removeItem(at: directory)
+        try run(python3, ["-m", "venv", directory.path],
                 failure: "python3 -m venv failed (Debian: apt-get install python3-venv)")
-        try run(temporary.appendingPathComponent("bin/python").path,
+        try run(python,
                 ["-m", "pip", "install", "-q", "--disable-pip-version-check", "--retries", "2", "--timeout", "20"] + packages,
                 failure: "pip could not install \(packages.joined(separator: " ")) (no network?)")
         do {
-            try marker.write(to: temporary.appendingPathComponent(markerName), atomically: true, encoding: .utf8)
-            // An older or incomplete environment goes aside first: a directory cannot be
-            // renamed onto a non-empty one.
-            if fileManager.fileExists(atPath: directory.path) {
-                let old = build.appendingPathComponent("venv.old-\(UUID().uuidString)")
-                try fileManager.moveItem(at: directory, to: old)
-                try? fileManager.removeItem(at: old)
-            }
-            try fileManager.moveItem(at: temporary, to: directory)
+            try marker.write(to: directory.appendingPathComponent(markerName), atomically: true, encoding: .utf8)
         } catch {
-            throw Unavailable(description: "cannot move the new virtual environment into \(directory.path): \(error)")
+            throw Unavailable(description: "cannot write \(markerName) in \(directory.path): \(error)")
         }
         return python
     }
