@@ -18,11 +18,9 @@ struct FixedRateComparison {
 
     func run() async {
         #if canImport(CCurl)
-        let token = "bench-token"
-        let sent: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer \(token)"]
+        let (token, sent) = (TransportComparison.token, TransportComparison.sentHeaders)
         let decoder = JSONDecoder()
-        var configuration = CurlTransport.Configuration()
-        configuration.connections.maxPerHost = 256
+        let configuration = TransportComparison.transportConfiguration()
         let transport = CurlTransport(configuration: configuration)
         let request = HTTPRequest(url: url, headers: sent)
         // Every row lets at most 256 requests run at once (the transport's connections); the

@@ -18,12 +18,9 @@ struct HTTP2Comparison {
 
     func run() async {
         #if canImport(CCurl)
-        let token = "bench-token"
-        let sent: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer \(token)"]
+        let (token, sent) = (TransportComparison.token, TransportComparison.sentHeaders)
         let decoder = JSONDecoder()
-        var configuration = CurlTransport.Configuration()
-        configuration.connections.maxPerHost = 256
-        configuration.tls.extraRootsFile = extraRootsFile
+        let configuration = TransportComparison.transportConfiguration(extraRootsFile: extraRootsFile)
         let request = HTTPRequest(url: url, headers: sent)
         let endpoint = TransportComparison.endpoint(url)
         var target = RawCurl.Target(url: url, headers: sent.map { "\($0.name): \($0.value)" })

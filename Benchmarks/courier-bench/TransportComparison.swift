@@ -18,11 +18,9 @@ struct TransportComparison {
 
     func run() async {
         #if canImport(CCurl)
-        let token = "bench-token"
-        let sent: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer \(token)"]
+        let (token, sent) = (TransportComparison.token, TransportComparison.sentHeaders)
         let decoder = JSONDecoder()
-        var configuration = CurlTransport.Configuration()
-        configuration.connections.maxPerHost = 256   // the deepest concurrency measured
+        let configuration = TransportComparison.transportConfiguration()
         let transport = CurlTransport(configuration: configuration)
         let request = HTTPRequest(url: url, headers: sent)
         let transportOnly: @Sendable () async throws -> Void = {
@@ -77,6 +75,21 @@ struct TransportComparison {
     }
 
     /// The endpoint of `url` (its path and query) for a client whose base URL is `url`'s origin.
+    /// The token the pipeline rows' clients sign in with, and the fields every row sends (the raw
+    /// loop and the transport by hand, the pipeline through its auth step).
+    static let token = "bench-token"
+    static let sentHeaders: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer \(token)"]
+
+    #if canImport(CCurl)
+    /// The transport the rows use: connections enough for the deepest concurrency measured.
+    static func transportConfiguration(extraRootsFile: String? = nil) -> CurlTransport.Configuration {
+        var configuration = CurlTransport.Configuration()
+        configuration.connections.maxPerHost = 256
+        configuration.tls.extraRootsFile = extraRootsFile
+        return configuration
+    }
+    #endif
+
     static func endpoint(_ url: URL) -> Endpoint<User> {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
         return Endpoint<User>(path: components.path, query: components.queryItems ?? [])
@@ -99,16 +112,14 @@ struct TransportComparison {
     /// `--profile transport|raw-curl`: one path alone, after 1,000 warm-up requests.
     static func profile(_ path: Options.ProfilePath, url: URL, requests: Int, concurrency: Int) async {
         #if canImport(CCurl)
-        let headers: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer bench-token"]
+        let headers = sentHeaders
         let result: Measurement
         if path == .rawCurl {
             let target = RawCurl.Target(url: url, headers: headers.map { "\($0.name): \($0.value)" })
             _ = await RawCurl.measure(target, requests: 1_000, concurrency: concurrency)
             result = await RawCurl.measure(target, requests: requests, concurrency: concurrency)
         } else {
-            var configuration = CurlTransport.Configuration()
-            configuration.connections.maxPerHost = 256
-            let transport = CurlTransport(configuration: configuration)
+            let transport = CurlTransport(configuration: transportConfiguration())
             let request = HTTPRequest(url: url, headers: headers)
             let decoder = JSONDecoder()
             let operation: @Sendable () async throws -> Void = {
