@@ -124,10 +124,10 @@ struct ClientComponents: Sendable {
         let afterYours: [(any Interceptor)?] = [
             RedirectStep(policy: configuration.redirects),
             configuration.security,
-            // Per hop, so each redirect's URL gets its own cookies and sets its own; after the
-            // guard, as every credential is.
-            cookies.map { CookieStep(store: $0) },
             auth.map { AuthStep(auth: $0) },
+            // Per hop and per Digest re-send, so each redirect's URL gets its own cookies and a
+            // 401's Set-Cookie reaches the re-send; after the guard, as every credential is.
+            cookies.map { CookieStep(store: $0) },
             configuration.logging.interceptor,
             TransportStep(transport: configuration.transport),
         ]
