@@ -116,7 +116,9 @@ struct ClientComponents: Sendable {
             },
             offline.map { ConnectivityStep(offline: $0) },
             cache.map {
-                CacheStep(cache: $0, authentication: authentication, tokens: tokens, pipeline: pipeline, logging: configuration.logging.interceptor)
+                CacheStep(
+                    cache: $0, authentication: authentication, tokens: tokens, cookies: cookies, pipeline: pipeline,
+                    logging: configuration.logging.interceptor)
             },
             admission,
             RetryStep(policy: configuration.retryPolicy, pipeline: pipeline, tokens: tokens, userAgent: configuration.userAgent),
