@@ -36,7 +36,9 @@ struct CacheStep: Interceptor {
         let url = settings.readKey ?? request.url.absoluteString
         guard let identity = identity(of: request, url: url, options) else { return try await chain.proceed(request) }
         let sent = await headersAsSent(request)
-        let key = CacheKey(url: url, identity: CacheKey.identity(identity, cookie: sent["Cookie"]))
+        // Every Cookie field, should the caller have set several.
+        let cookie = sent.values(for: "Cookie").filter { !$0.isEmpty }
+        let key = CacheKey(url: url, identity: CacheKey.identity(identity, cookie: cookie.isEmpty ? nil : cookie.joined(separator: "; ")))
         let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
         if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(headers: sent, key: key) {
             report(fresh, to: request, chain.call.client)
