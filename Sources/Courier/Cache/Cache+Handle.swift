@@ -41,7 +41,7 @@ extension Cache {
 
         /// Forgets stored responses: on the shelf at once (so the caller's next read cannot find
         /// them), then in the cache's persistent tier (a message). `message` is `invalidate`,
-        /// `invalidatePrefix`, `dropIdentity`, `clearExpired` or `clear`.
+        /// `invalidatePrefix`, `dropIdentity`, `dropCookies`, `clearExpired` or `clear`.
         func forget(_ message: Message) {
             if let matches = message.forgottenKeys {
                 shelf.withLock { $0.storage.removeAll { key, _ in matches(key) } }

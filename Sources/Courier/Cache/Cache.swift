@@ -34,8 +34,11 @@ actor Cache: Component {
         case invalidate(url: String)
         /// Forget every stored GET of the URL `prefix` or below it (`prefix/…`, `prefix?…`) (tell).
         case invalidatePrefix(String)
-        /// Forget the entries stored for `identity` (a session that ended) (tell).
+        /// Forget the entries stored for `identity` (a session that ended), its cookie
+        /// partitions included (tell).
         case dropIdentity(String)
+        /// Forget the entries of requests that carried cookies (the cookies were cleared) (tell).
+        case dropCookies
         /// Forget the entries that are no longer fresh (tell).
         case clearExpired
         /// Forget everything (tell).
@@ -214,6 +217,9 @@ actor Cache: Component {
         case .dropIdentity(let identity):
             unstore(forgotten)
             try onDisk { try $0.remove(identity: identity) }
+        case .dropCookies:
+            unstore(forgotten)
+            try onDisk { try $0.removeCookiePartitions() }
         case .clear:
             unstore(forgotten)
             try onDisk { try $0.removeAll() }
@@ -235,10 +241,11 @@ actor Cache: Component {
     private func get(_ cached: CacheRequest, _ reply: Reply<HTTPResponse>) throws {
         // Cancelled before this message was handled (its `leave` may even have come first).
         guard !reply.isAnswered else { return }
-        let identity = cached.key.identity
+        // A new session drops the last one's entries; cookie partitions within one do not.
+        let identity = String(cached.key.session)
         if !identity.isEmpty, identity != currentIdentity {
             if let previous = currentIdentity {
-                storage { $0.removeAll { key, _ in key.identity == previous } }
+                storage { $0.removeAll { key, _ in key.session == previous } }
                 try onDisk { try $0.remove(identity: previous) }
             }
             currentIdentity = identity
@@ -252,7 +259,7 @@ actor Cache: Component {
             storage { $0.store(stored, for: storageKey) }   // back in memory, most recently used
             entry = stored
         }
-        if let stored = entry, !stored.matches(cached.request.headers) { entry = nil }
+        if let stored = entry, !stored.matches(cached.headers) { entry = nil }
         switch cached.policy {
         case .cacheOnly:
             if let entry {
@@ -290,7 +297,7 @@ actor Cache: Component {
         // Identical requests (same headers, same policy) share the fetch running for the key.
         let joinableID = joinable[cached.key]
         if let id = joinableID, let flight = flights[id], flight.first.policy == cached.policy,
-           flight.first.request.headers == cached.request.headers {
+           flight.first.headers == cached.headers {
             if let reply {
                 flights[id]?.waiters.add(cached, reply)   // in place: no copy of the waiters
                 stats.coalesced += 1
@@ -364,7 +371,7 @@ actor Cache: Component {
             answer = .success(response)
         case .success(let response):
             if let entry = CacheEntry.make(
-                response: response, to: flight.first.request, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now) {
+                response: response, requestHeaders: flight.first.headers, ttl: flight.first.ttl, defaultTTL: environment.defaultTTL, now: now) {
                 try file(entry, under: flight.storageKey, now: now)
             } else if response.status != 304 {
                 storage { $0.remove(flight.storageKey) }
@@ -375,7 +382,7 @@ actor Cache: Component {
             if let stale = flight.stale?.entry, Self.isNetworkFailure(error),
                flight.first.policy == .networkFirst || stale.servableOnError(at: now) {
                 stats.staleOnError += 1
-                answer = .success(stale.response)
+                answer = .success(stale.served(at: now))
             } else {
                 answer = .failure(error)
             }
@@ -454,13 +461,15 @@ actor Cache: Component {
 }
 
 extension Cache.Message {
-    /// The keys a forgetting message (`invalidate`, `invalidatePrefix`, `dropIdentity`, `clear`)
+    /// The keys a forgetting message (`invalidate`, `invalidatePrefix`, `dropIdentity`,
+    /// `dropCookies`, `clear`)
     /// is about; `nil` for the others.
     var forgottenKeys: ((CacheKey) -> Bool)? {
         switch self {
         case .invalidate(let url): { $0.url == url }
         case .invalidatePrefix(let prefix): { $0.isAt(prefix) }
-        case .dropIdentity(let identity): { $0.identity == identity }
+        case .dropIdentity(let identity): { $0.session == identity }
+        case .dropCookies: { $0.hasCookies }
         case .clear: { _ in true }
         default: nil
         }

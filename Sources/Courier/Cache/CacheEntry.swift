@@ -68,20 +68,21 @@ struct CacheEntry: Sendable {
         varying.allSatisfy { headers[$0.key] ?? "" == $0.value }
     }
 
-    /// The entry for `response` to `request`, or `nil` if it must not be stored: not a 200 or
+    /// The entry for `response` to a request with `requestHeaders` (as the server got them), or
+    /// `nil` if it must not be stored: not a 200 or
     /// 203, `no-store` on either side, `Vary: *`, a ``CacheTTL/noCache`` request, or nothing to
     /// reuse (no lifetime, no validator, and no stale-while-revalidate or stale-if-error window
     /// left).
-    static func make(response: borrowing HTTPResponse, to request: borrowing HTTPRequest, ttl: CacheTTL, defaultTTL: Int, now: Date) -> CacheEntry? {
+    static func make(response: borrowing HTTPResponse, requestHeaders: HTTPHeaders, ttl: CacheTTL, defaultTTL: Int, now: Date) -> CacheEntry? {
         guard response.status == 200 || response.status == 203 else { return nil }
         let control = CacheControl(response.headers)
-        guard !control.noStore, !CacheControl(request.headers).noStore else { return nil }
+        guard !control.noStore, !CacheControl(requestHeaders).noStore else { return nil }
         var varying: [String: String] = [:]
         for value in response.headers.values(for: "Vary") {
             for name in value.split(separator: ",") {
                 let name = name.trimmingCharacters(in: .whitespaces).lowercased()
                 if name == "*" { return nil }
-                if !name.isEmpty { varying[name] = request.headers[name] ?? "" }
+                if !name.isEmpty { varying[name] = requestHeaders[name] ?? "" }
             }
         }
         guard let ttlSeconds = ttl.seconds(defaultTTL: defaultTTL, storedAt: now) else { return nil }

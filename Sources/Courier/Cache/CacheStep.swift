@@ -3,13 +3,17 @@
 /// `cacheFirst` hit), else by the cache actor, which serves from storage or fetches: it shares
 /// one fetch among identical requests, revalidates and stores. A write that succeeds makes the
 /// stored reads of its URL stale. If the cache fails while holding the request, the request
-/// goes on to the network. A response served from storage is reported (a request event and, at
+/// goes on to the network. A request that carries cookies (its own, or the jar's, which the
+/// cookie step adds below) is its own partition, keyed by its `Cookie` field as sent, which a
+/// stored response's `Vary` is matched against too: cookies authenticate. A response served from storage is reported (a request event and, at
 /// `verbose` detail, a log line), since no later step sees it.
 struct CacheStep: Interceptor {
     let cache: Cache.Handle
     /// The first auth interceptor a request meets: it says which requests carry credentials.
     let authentication: AuthInterceptor?
     let tokens: TokenStore.Handle?
+    /// The cookie jar the cookie step reads below, if the client keeps cookies.
+    let cookies: CookieStore?
     /// Numbers a hit that is reported: it never reaches admission, which numbers the others.
     let pipeline: RequestPipeline.Handle
     /// The client's logging, if any.
@@ -31,9 +35,12 @@ struct CacheStep: Interceptor {
         // Entries are filed under the parsed URL's text, which is what invalidations name.
         let url = settings.readKey ?? request.url.absoluteString
         guard let identity = identity(of: request, url: url, options) else { return try await chain.proceed(request) }
-        let key = CacheKey(url: url, identity: identity)
+        let sent = await headersAsSent(request)
+        // Every Cookie field, should the caller have set several.
+        let cookie = sent.values(for: "Cookie").filter { !$0.isEmpty }
+        let key = CacheKey(url: url, identity: CacheKey.identity(identity, cookie: cookie.isEmpty ? nil : cookie.joined(separator: "; ")))
         let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
-        if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(headers: request.headers, key: key) {
+        if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(headers: sent, key: key) {
             report(fresh, to: request, chain.call.client)
             return fresh
         }
@@ -49,7 +56,7 @@ struct CacheStep: Interceptor {
         defer { fetch.drop() }
         do {
             let response = try await cache.get(
-                CacheRequest(request: request, key: key, policy: policy, ttl: ttl, fetch: fetch))
+                CacheRequest(request: request, headers: sent, key: key, policy: policy, ttl: ttl, fetch: fetch))
             report(response, to: request, chain.call.client)
             return response
         } catch RuntimeError.componentRestarted {
@@ -71,6 +78,18 @@ struct CacheStep: Interceptor {
             client.events.publish(.servedFromCache(id, method: request.method, url: url, status: response.status, age: age))
         }
         if logs { logging?.logCacheHit(request, response, age: age, id: id) }
+    }
+
+    /// `request`'s headers with the `Cookie` field the cookie step will send (the caller's own
+    /// cookies, then the jar's), read without marking the jar's used.
+    private nonisolated(nonsending) func headersAsSent(_ request: HTTPRequest) async -> HTTPHeaders {
+        guard let cookies, let url = CookieURL(request.url), let stored = await cookies.expectedHeader(for: url) else {
+            return request.headers
+        }
+        var headers = request.headers
+        let own = headers.values(for: "Cookie").filter { !$0.isEmpty }
+        headers["Cookie"] = (own + [stored]).joined(separator: "; ")
+        return headers
     }
 
     /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the

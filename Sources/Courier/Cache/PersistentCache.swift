@@ -112,8 +112,18 @@ final class PersistentCache: PersistentCacheStore {
         }
     }
 
+    /// Drops `identity`'s entries, its cookie partitions included (a range of the text's
+    /// bytes: the partitions' identities start with the identity and the mark).
     func remove(identity: String) throws {
-        try database.run("DELETE FROM responses WHERE identity = ?", [.text(identity)])
+        let partitions = identity + CacheKey.cookieMark
+        try database.run(
+            "DELETE FROM responses WHERE identity = ? OR (identity >= ? AND identity < ?)",
+            [.text(identity), .text(partitions), .text(identity + "\u{1F}cookie;")])
+    }
+
+    /// Drops the entries of requests that carried cookies.
+    func removeCookiePartitions() throws {
+        try database.run("DELETE FROM responses WHERE instr(identity, ?) > 0", [.text(CacheKey.cookieMark)])
     }
 
     /// Drops every entry stored for a session (identity other than "").

@@ -10,7 +10,10 @@ protocol PersistentCacheStore: AnyObject {
     func remove(_ key: CacheKey) throws
     /// Drops every identity's entries for `url`, or, with `below`, for `url` and the URLs under it.
     func remove(url: String, below: Bool) throws
+    /// Drops `identity`'s entries, its cookie partitions included.
     func remove(identity: String) throws
+    /// Drops the entries of requests that carried cookies.
+    func removeCookiePartitions() throws
     /// Drops every entry stored for a session (identity other than "").
     func removePrivate() throws
     func removeAll() throws

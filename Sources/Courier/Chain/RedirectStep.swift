@@ -1,7 +1,7 @@
 /// Follows redirects as the call's ``RedirectPolicy`` and ``RedirectRule`` say: each hop
 /// passes the steps after this one (the security guard judges it, auth adds credentials only
-/// for the base origin), within the attempt's time, and all hops together within the response
-/// size limit.
+/// for the base origin), within the attempt's time, and all hops together (with the 401s a
+/// Digest answer dropped, ``CallRecord/discardedBytes``) within the response size limit.
 struct RedirectStep: Interceptor {
     /// The client's policy, for a call whose options set none.
     let policy: RedirectPolicy
@@ -19,12 +19,12 @@ struct RedirectStep: Interceptor {
         // The retry step resets the count per attempt: only a hop is written.
         defer { if hops > 0 { call.record.followed(hops) } }
         while true {
-            call.responseBytesLeft = limit - received
+            call.responseBytesLeft = limit - received - call.record.discardedBytes
             let response = try await chain.proceed(request, call)
             // Every transport is asked to enforce the limit while receiving; this catches one
             // that does not.
             received += response.body.count
-            if received > limit { throw .responseTooLarge(limit: limit) }
+            if received + call.record.discardedBytes > limit { throw .responseTooLarge(limit: limit) }
             guard redirects.follows else { return response }
             switch RedirectRule.next(after: request, response: response) {
             case .final:

@@ -56,11 +56,11 @@ public final class APIClient: Sendable {
             tokens: components.tokens, events: components.tokenEvents,
             signedIn: { [coordinator = components.offline?.coordinator] in try? coordinator?.send(.signedIn) },
             signedOut: { [cache = components.cache] identity in cache?.forget(.dropIdentity(identity)) },
-            clearCookies: { [store = components.cookies] () async throws(NetworkError) in
+            clearCookies: { [store = components.cookies, cache = components.cache] () async throws(NetworkError) in
                 guard let store, store.clearsOnSignOut else { return }
-                try await ClientCookies(store: store).clear()
+                try await ClientCookies(store: store, cache: cache).clear()
             })
-        cookies = ClientCookies(store: components.cookies)
+        cookies = ClientCookies(store: components.cookies, cache: components.cache)
         cache = ClientCache(handle: components.cache, events: components.cacheEvents, requests: requests)
         graphQL = ClientGraphQL(chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache)
         offline = ClientOfflineQueue(

@@ -116,7 +116,9 @@ struct ClientComponents: Sendable {
             },
             offline.map { ConnectivityStep(offline: $0) },
             cache.map {
-                CacheStep(cache: $0, authentication: authentication, tokens: tokens, pipeline: pipeline, logging: configuration.logging.interceptor)
+                CacheStep(
+                    cache: $0, authentication: authentication, tokens: tokens, cookies: cookies, pipeline: pipeline,
+                    logging: configuration.logging.interceptor)
             },
             admission,
             RetryStep(policy: configuration.retryPolicy, pipeline: pipeline, tokens: tokens, userAgent: configuration.userAgent),
@@ -124,10 +126,10 @@ struct ClientComponents: Sendable {
         let afterYours: [(any Interceptor)?] = [
             RedirectStep(policy: configuration.redirects),
             configuration.security,
-            // Per hop, so each redirect's URL gets its own cookies and sets its own; after the
-            // guard, as every credential is.
-            cookies.map { CookieStep(store: $0) },
             auth.map { AuthStep(auth: $0) },
+            // Per hop and per Digest re-send, so each redirect's URL gets its own cookies and a
+            // 401's Set-Cookie reaches the re-send; after the guard, as every credential is.
+            cookies.map { CookieStep(store: $0) },
             configuration.logging.interceptor,
             TransportStep(transport: configuration.transport),
         ]

@@ -8,10 +8,13 @@ import Foundation
 /// group; see ``APIClient``).
 public struct ClientCookies: Sendable {
     let store: CookieStore?
+    /// The response cache, whose entries for requests that carried cookies go with them.
+    let cache: Cache.Handle?
 
-    /// Every cookie kept, in the order they would be sent (longest path first, then oldest).
+    /// Every cookie kept and not expired, in the order they would be sent (longest path first,
+    /// then oldest).
     public func all() async throws(NetworkError) -> [Cookie] {
-        try await jar().read { jar, _ in jar.all }
+        try await jar().read { jar, now in jar.all(at: now) }
     }
 
     /// The cookies a request to `url` would carry now (host, path and `Secure` matched; none
@@ -53,11 +56,16 @@ public struct ClientCookies: Sendable {
         try await jar().change { (jar: inout CookieJar, _) throws(CookieRefusal) in jar.remove(cookie) }
     }
 
-    /// Removes every cookie, from memory and from the storage file. ``ClientSession/signOut()``
-    /// does this too, unless ``CookieConfiguration/clearsOnSignOut`` is off.
-    /// - Throws: ``NetworkError/storageFailed(_:)`` when the storage file could not be written.
+    /// Removes every cookie, from memory and from the storage file, and the cached responses to
+    /// requests that carried cookies. ``ClientSession/signOut()`` does this too, unless
+    /// ``CookieConfiguration/clearsOnSignOut`` is off.
+    /// - Throws: ``NetworkError/storageFailed(_:)`` when the storage file could not be written
+    ///   (the cookies and those responses are gone from memory all the same).
     public func clear() async throws(NetworkError) {
-        try await jar().change { (jar: inout CookieJar, _) throws(CookieRefusal) in jar.removeAll() }
+        let store = try jar()
+        // After the jar is empty, so that no request files a new entry under the old cookies.
+        defer { cache?.forget(.dropCookies) }
+        try await store.change { (jar: inout CookieJar, _) throws(CookieRefusal) in jar.removeAll() }
     }
 
     private func jar() throws(NetworkError) -> CookieStore {

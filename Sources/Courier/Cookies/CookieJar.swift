@@ -33,8 +33,8 @@ struct CookieJar: Sendable {
     let suffixes: PublicSuffixes
     /// Whether changes are kept for a storage file.
     let recordsChanges: Bool
-    /// Whether session cookies are written to the file (else a session cookie's change is a
-    /// deletion there).
+    /// Whether session cookies are written to the file (else a session cookie is never in it,
+    /// and its changes are not written, but for one replacing a persistent cookie: a deletion).
     let savesSessionCookies: Bool
     /// The cookies by site, then by identity.
     private var bySite: [String: [Cookie.Key: Cookie]] = [:]
@@ -52,8 +52,10 @@ struct CookieJar: Sendable {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Every cookie, expired ones included until they are next touched.
-    var all: [Cookie] { bySite.values.flatMap(\.values).sorted(by: Self.sendingOrder) }
+    /// Every cookie not expired at `now`.
+    func all(at now: Date) -> [Cookie] {
+        bySite.values.flatMap(\.values).filter { !$0.isExpired(at: now) }.sorted(by: Self.sendingOrder)
+    }
 
     // MARK: Storing
 
@@ -99,12 +101,18 @@ struct CookieJar: Sendable {
         cookie.createdAt = existing?.createdAt ?? now
         cookie.lastAccessedAt = now
         guard !cookie.isExpired(at: now) else {
-            record(key, .delete)
+            // One the jar does not hold may still be in the file; a session cookie never is.
+            if existing.map(isFiled) ?? true { record(key, .delete) }
             return
         }
         bySite[site, default: [:]][key] = cookie
         count += 1
-        record(key, .save(cookie))
+        if isFiled(cookie) {
+            record(key, .save(cookie))
+        } else if let existing, isFiled(existing) {
+            // A session cookie replaces one the file holds, and is not written itself.
+            record(key, .delete)
+        }
         enforceLimits(site: site, keeping: key, now: now)
     }
 
@@ -125,22 +133,29 @@ struct CookieJar: Sendable {
     mutating func header(for url: CookieURL, now: Date) -> String? {
         guard count > 0 else { return nil }
         let site = suffixes.site(of: url.host)
-        // Taken out while it changes, so that marking cookies used does not copy it.
+        // Taken out while it changes, and changed only after the loop (whose iterator holds the
+        // dictionary), so that marking cookies used does not copy it.
         guard var cookies = bySite.removeValue(forKey: site) else { return nil }
-        var sent: [Cookie] = []
+        var (sent, expired): ([Cookie], [Cookie.Key]) = ([], [])
         for (key, cookie) in cookies {
             if cookie.isExpired(at: now) {
-                cookies[key] = nil
-                count -= 1
-                record(key, .delete)
+                expired.append(key)
             } else if Self.matches(cookie, url) {
                 sent.append(cookie)
-                cookies[key]?.lastAccessedAt = now
             }
         }
+        for key in expired {
+            if let removed = cookies.removeValue(forKey: key), isFiled(removed) { record(key, .delete) }
+            count -= 1
+        }
+        for cookie in sent { cookies[cookie.key]?.lastAccessedAt = now }
         if !cookies.isEmpty { bySite[site] = cookies }
-        guard !sent.isEmpty else { return nil }
-        return sent.sorted(by: Self.sendingOrder).map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        return Self.headerValue(of: sent.sorted(by: Self.sendingOrder))
+    }
+
+    /// The `Cookie` header value of `cookies`, in their order (`nil` for none).
+    static func headerValue(of cookies: [Cookie]) -> String? {
+        cookies.isEmpty ? nil : cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
     /// The cookies a request to `url` would get at `now`, in sending order, without marking them used.
@@ -168,8 +183,8 @@ struct CookieJar: Sendable {
     @discardableResult
     mutating func remove(_ cookie: Cookie) -> Bool {
         let key = Cookie.Key(name: cookie.name, domain: PublicSuffixes.canonical(cookie.domain), path: cookie.path)
-        guard remove(key, site: suffixes.site(of: key.domain)) != nil else { return false }
-        record(key, .delete)
+        guard let removed = remove(key, site: suffixes.site(of: key.domain)) else { return false }
+        if isFiled(removed) { record(key, .delete) }
         return true
     }
 
@@ -199,7 +214,7 @@ struct CookieJar: Sendable {
     mutating func markAllUnsaved() {
         guard recordsChanges else { return }
         unsaved = Unsaved(clearsFile: true)
-        for cookie in bySite.values.flatMap(\.values) { record(cookie.key, .save(cookie)) }
+        for cookie in bySite.values.flatMap(\.values) where isFiled(cookie) { record(cookie.key, .save(cookie)) }
     }
 
     // MARK: Implementation
@@ -214,13 +229,15 @@ struct CookieJar: Sendable {
         }
     }
 
+    /// Whether the storage file keeps `cookie` (a session cookie only with
+    /// `savesSessionCookies`): only such a cookie's change is written.
+    private func isFiled(_ cookie: Cookie) -> Bool {
+        cookie.isPersistent || savesSessionCookies
+    }
+
     private mutating func record(_ key: Cookie.Key, _ change: Change) {
         guard recordsChanges else { return }
-        if case .save(let cookie) = change, !cookie.isPersistent, !savesSessionCookies {
-            unsaved.changes[key] = .delete
-        } else {
-            unsaved.changes[key] = change
-        }
+        unsaved.changes[key] = change
     }
 
     /// Removes the cookie under `key` from `site`'s; the cookie removed, if any. Not recorded.
@@ -252,7 +269,7 @@ struct CookieJar: Sendable {
         }
         for (site, cookie) in order.prefix(excess) {
             _ = remove(cookie.key, site: site)
-            record(cookie.key, .delete)
+            if isFiled(cookie) { record(cookie.key, .delete) }
         }
     }
 }

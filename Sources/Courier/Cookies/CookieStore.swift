@@ -41,9 +41,18 @@ final class CookieStore: Sendable {
         return state.withLock { $0.jar.header(for: url, now: now) }
     }
 
+    /// The `Cookie` header value a request to `url` would get now, without marking its cookies
+    /// used (the cache's partition; the cookie step sends them).
+    nonisolated(nonsending) func expectedHeader(for url: CookieURL) async -> String? {
+        await read { jar, now in CookieJar.headerValue(of: jar.cookies(for: url, now: now)) }
+    }
+
     /// Stores the cookies of a response's `Set-Cookie` fields from `url`; returns those
-    /// ignored, and why. With a file, returns once what changed is written (or failed to be).
-    nonisolated(nonsending) func receive(_ fields: [String], from url: CookieURL) async -> [CookieRefusal] {
+    /// ignored, and why, and, with a file, returns once what changed is written, or with the
+    /// write's failure (the changes stay in the jar for the next write).
+    nonisolated(nonsending) func receive(
+        _ fields: [String], from url: CookieURL
+    ) async -> (refusals: [CookieRefusal], writeFailure: NetworkError?) {
         await file?.load()
         let now = clock.currentDate
         let (refusals, changed) = state.withLock { state in
@@ -59,9 +68,14 @@ final class CookieStore: Sendable {
             }
             return (refusals, !state.jar.unsaved.isEmpty)
         }
-        // The response's caller learns of a failed write through the next write by hand.
-        if changed { try? await file?.flush() }
-        return refusals
+        // The response is the caller's all the same: the failure is the step's to log.
+        guard changed, let file else { return (refusals, nil) }
+        do throws(NetworkError) {
+            try await file.flush()
+            return (refusals, nil)
+        } catch {
+            return (refusals, error)
+        }
     }
 
     /// Reads the jar (once the file's cookies are in it).

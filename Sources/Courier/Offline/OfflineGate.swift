@@ -49,17 +49,26 @@ struct OfflineGate: Interceptor {
     }
 
     /// Whether a live attempt's `error` says the device is offline, so the write is queued
-    /// rather than failed: the monitor says offline now (the link went down during the
-    /// attempt); the operating system said so (`noConnection`); or the name did not resolve or
-    /// the network was unreachable while the monitor has no evidence either way (what an
-    /// offline machine answers, before any source has spoken). A server that refused the
-    /// connection or failed the TLS handshake, a lost connection or a timeout while the monitor
-    /// does not say offline fail the call: one upstream down is not the device offline.
+    /// rather than failed. Only a failure to reach the server counts (a refusal, a status, a
+    /// cancellation or a client-side error is an answer: the server may have acted, or the
+    /// caller gave up): the operating system said offline (`noConnection`); the connection
+    /// failed, broke or timed out while the monitor says offline (the link went down during
+    /// the attempt); or the name did not resolve or the network was unreachable while the
+    /// monitor has no evidence either way (what an offline machine answers, before any source
+    /// has spoken). A server that refused the connection or failed the TLS handshake, a lost
+    /// connection or a timeout while the monitor does not say offline fail the call: one
+    /// upstream down is not the device offline.
     func saysOffline(_ error: NetworkError) -> Bool {
-        if offline.connectivity.value == .offline || offline.observed.value == .offline { return true }
         switch error {
         case .noConnection:
             return true
+        case .cannotConnect, .connectionLost, .timeout:
+            break
+        default:
+            return false
+        }
+        if offline.connectivity.value == .offline || offline.observed.value == .offline { return true }
+        switch error {
         case .cannotConnect(_, _, .hostNotFound, _), .cannotConnect(_, _, .unreachable, _):
             return offline.connectivity.value == .unknown && offline.observed.value == .unknown
         default:

@@ -5,7 +5,10 @@
 ///
 /// With a Digest password it also answers the server's challenge: it sits after the redirect
 /// step, so each hop gets its own answer, and re-sends the hop at most once per fresh challenge
-/// plus once for a `stale=true` one (a server that keeps refusing ends with its 401).
+/// plus once for a `stale=true` one (a server that keeps refusing ends with its 401). The one
+/// built-in step that proceeds more than once per hop: each re-send passes the steps below
+/// (the cookie step's cookies, a 401's `Set-Cookie` included), and a dropped 401's body counts
+/// against the response size limit.
 struct AuthStep: Interceptor {
     let auth: AuthInterceptor
 
@@ -35,14 +38,14 @@ struct AuthStep: Interceptor {
     private nonisolated(nonsending) func answerChallenges(
         _ response: HTTPResponse, to request: HTTPRequest, _ password: PasswordAuthentication, _ chain: InterceptorChain
     ) async throws(NetworkError) -> HTTPResponse {
-        var (response, request) = (response, request)
+        var (response, request, call) = (response, request, chain.call)
         // An answer went with the request (the origin's last challenge, answered at once).
         var answered = request.headers.contains("Authorization")
         var (answeredFresh, answeredStale) = (false, false)
         var lastNonce: String?
         while response.status == 401 {
             // A body read once cannot be sent again: the 401 is the answer.
-            guard request.bodyStream?.isReopenable != false, let challenge = try DigestChallenge.first(in: response.headers) else {
+            guard request.bodyStream?.isReopenable != false, let challenge = DigestChallenge.first(in: response.headers) else {
                 return response
             }
             if challenge.stale, answered, !answeredStale {
@@ -55,7 +58,10 @@ struct AuthStep: Interceptor {
             }
             try password.answer(challenge, on: &request, random: chain.call.client.random)
             (answered, lastNonce) = (true, challenge.nonce)
-            response = try await chain.proceed(request, chain.call)
+            // The 401 is dropped, but its bytes were received: the re-send gets what is left.
+            call.responseBytesLeft -= response.body.count
+            call.record.discarded(response.body.count)
+            response = try await chain.proceed(request, call)
         }
         return response
     }

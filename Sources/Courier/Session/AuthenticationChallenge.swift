@@ -32,12 +32,11 @@ struct AuthenticationChallenge: Sendable, Equatable {
             && lhs.parameters.map(\.name) == rhs.parameters.map(\.name) && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
     }
 
-    /// The challenges of every `WWW-Authenticate` field of `headers`, in order.
-    /// - Throws: ``NetworkError/invalidResponse(_:)`` naming what is malformed.
-    static func challenges(in headers: HTTPHeaders) throws(NetworkError) -> [AuthenticationChallenge] {
-        var all: [AuthenticationChallenge] = []
-        for value in headers.values(for: "WWW-Authenticate") { all += try parse(value) }
-        return all
+    /// The challenges of every `WWW-Authenticate` field of `headers` that parses, in order: a
+    /// field that breaks the syntax (another scheme's, often) is skipped, so that it cannot hide
+    /// the challenges of the others.
+    static func challenges(in headers: HTTPHeaders) -> [AuthenticationChallenge] {
+        headers.values(for: "WWW-Authenticate").flatMap { (try? parse($0)) ?? [] }
     }
 
     /// The challenges of one `WWW-Authenticate` field value.

@@ -46,12 +46,12 @@ struct DigestChallenge: Sendable, Equatable {
     }
 
     /// The first Digest challenge of `headers` that Courier can answer, in the server's order
-    /// (RFC 7616 §3.7: the server lists its preferred first).
-    /// - Throws: ``NetworkError/invalidResponse(_:)`` when a `WWW-Authenticate` field, or a
-    ///   Digest challenge before the one chosen, is malformed.
-    static func first(in headers: HTTPHeaders) throws(NetworkError) -> DigestChallenge? {
-        for challenge in try AuthenticationChallenge.challenges(in: headers) {
-            if let digest = try DigestChallenge(challenge) { return digest }
+    /// (RFC 7616 §3.7: the server lists its preferred first); `nil` if none, and then the 401
+    /// is the answer. A malformed field or Digest challenge is skipped: one bad challenge must
+    /// not replace the server's 401 with an error.
+    static func first(in headers: HTTPHeaders) -> DigestChallenge? {
+        for challenge in AuthenticationChallenge.challenges(in: headers) {
+            if let digest = try? DigestChallenge(challenge) { return digest }
         }
         return nil
     }

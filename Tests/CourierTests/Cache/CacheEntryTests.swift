@@ -8,7 +8,7 @@ import Testing
     let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/items")!, headers: ["Accept-Language": "es"])
 
     private func entry(_ headers: HTTPHeaders, ttl: CacheTTL = .defaultTTL, status: Int = 200) -> CacheEntry? {
-        CacheEntry.make(response: HTTPResponse(status: status, headers: headers, body: Data("x".utf8)), to: request, ttl: ttl, defaultTTL: 300, now: now)
+        CacheEntry.make(response: HTTPResponse(status: status, headers: headers, body: Data("x".utf8)), requestHeaders: request.headers, ttl: ttl, defaultTTL: 300, now: now)
     }
 
     @Test("Cache-Control directives are read, whatever their case and spacing")

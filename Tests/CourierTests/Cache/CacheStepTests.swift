@@ -89,4 +89,71 @@ import Testing
             }
         }
     }
+
+    @Test("a stale response served because the network failed (stale-if-error) is reported as a hit, with its age")
+    func staleOnErrorIsAHit() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/items/7", [.json(200, item, headers: ["Cache-Control": "max-age=10, stale-if-error=600"]), .status(503)])
+            let clock = ManualClock()
+            let api = cachingClient(server, clock: clock)
+            let stream = api.events()
+            _ = try await api.send(endpoint)
+            clock.advance(by: .seconds(30))
+            #expect(try await api.send(endpoint).value.name == "Ivy")
+            let seen = await events(stream) { if case .servedFromCache = $0 { true } else { false } }
+            guard case .servedFromCache(_, _, _, let status, let age) = seen.last else { Issue.record("no servedFromCache event: \(seen)"); return }
+            #expect((status, age) == (200, .seconds(30)))
+            #expect(try await server.requests(path: "/v1/items/7").count == 2)   // the failed fetch did go out
+            await api.shutdown()
+        }
+    }
+
+    @Test("cookies partition the cache: another user's cookie misses, clearing the cookies drops their entries, the same cookie hits")
+    func cookiesPartitionTheCache() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/login", [ScriptedResponse(status: 204, headerList: [["Set-Cookie", "sid=a; Path=/"]])])
+            try await server.script("/v1/me", [.json(200, #"{"id":1,"name":"Ann"}"#, headers: ["Cache-Control": "max-age=600", "Vary": "Cookie"])])
+            let api = cachingClient(server) { $0.cookies = .init() }
+            let me = Endpoint<User>(path: "me", version: .v1)
+            _ = try await api.send(Endpoint<EmptyResponse>(path: "login", method: .post))
+            _ = try await api.send(me)
+            _ = try await api.send(me)   // the same cookie: a hit
+            #expect(try await server.requests(path: "/v1/me").map { $0.header("Cookie") } == ["sid=a"])
+
+            try await api.cookies.set("sid=b; Path=/", from: server.baseURL)
+            _ = try await api.send(me)   // another user's cookie: not the first one's entry
+            try await api.cookies.clear()
+            _ = try await api.send(me)   // no cookie at all: not a cookie-bearing entry either
+            try await api.cookies.set("sid=a; Path=/", from: server.baseURL)
+            _ = try await api.send(me)   // the clear dropped the first user's entry too
+            #expect(try await server.requests(path: "/v1/me").map { $0.header("Cookie") } == ["sid=a", "sid=b", nil, "sid=a"])
+            await api.shutdown()
+        }
+    }
+
+    @Test("with a persistent tier, clearing the cookies drops their entries from the file too; shared entries stay")
+    func cookieClearReachesTheFile() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withScriptedServer { server in
+            try await server.script("/v1/me", [.json(200, #"{"id":1,"name":"Ann"}"#, headers: ["Cache-Control": "max-age=600"])])
+            try await server.script("/v1/items/7", [.json(200, item, headers: ["Cache-Control": "max-age=600"])])
+            let file = directory.appendingPathComponent("cache.sqlite")
+            let api = cachingClient(server) {
+                $0.caching = .init(storageFile: file)
+                $0.cookies = .init()
+            }
+            _ = try await api.send(endpoint)   // no cookie yet: shared
+            try await api.cookies.set("sid=a; Path=/v1/me", from: server.baseURL.appendingPathComponent("v1/me"))
+            _ = try await api.send(Endpoint<User>(path: "me", version: .v1))
+            try await api.cookies.clear()
+            _ = try await api.cache.stats()   // the drop was handled
+            await api.shutdown()
+            let (disk, _) = try PersistentCache.open(path: file.path, maxBytes: 1 << 20)
+            let base = server.baseURL.absoluteString
+            let now = Date()
+            #expect(try disk.entry(for: CacheKey(url: base + "/v1/items/7?access_token=s3cret", identity: ""), now: now) != nil)
+            #expect(try disk.entry(for: CacheKey(url: base + "/v1/me", identity: CacheKey.identity("", cookie: "sid=a")), now: now) == nil)
+        }
+    }
 }

@@ -126,6 +126,47 @@ import Testing
         }
     }
 
+    @Test("a cookie file that cannot be written: a response's new persistent cookie logs a warning; a session cookie writes nothing")
+    func failedWriteIsLogged() async throws {
+        let logger = CapturingLogger(minimumLevel: .warning)
+        let api = client(URL(string: "https://api.example.com")!, transport: InMemoryTransport { request in
+            switch request.url.path {
+            case "/session": HTTPResponse(status: 200, headers: ["Set-Cookie": "sid=s1"])
+            case "/session-again": HTTPResponse(status: 200, headers: ["Set-Cookie": "sid=s2"])
+            default: HTTPResponse(status: 200, headers: ["Set-Cookie": "keep=k1; Max-Age=60"])
+            }
+        }, retryPolicy: .never) {
+            $0.cookies = .init(storageFile: URL(fileURLWithPath: "/nonexistent-directory/cookies.sqlite"))
+            $0.logging = .init(logger: logger, detail: .standard)
+        }
+        _ = try await api.data(for: Endpoint<EmptyResponse>(path: "session"))
+        _ = try await api.data(for: Endpoint<EmptyResponse>(path: "session-again"))
+        // Session cookies are never in the file: no write, so nothing failed.
+        #expect(logger.lines.filter { $0.message == "could not write the cookie file" }.isEmpty)
+        _ = try await api.data(for: Endpoint<EmptyResponse>(path: "login"))
+        let warnings = logger.lines.filter { $0.message == "could not write the cookie file" }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.level == .warning)
+        #expect(warnings.first?.metadata["host"] == "api.example.com")
+        #expect(warnings.first?.metadata["error"]?.contains("/nonexistent-directory/cookies.sqlite") == true)
+        #expect(try await api.cookies.all().map(\.name).sorted() == ["keep", "sid"])   // kept in memory all the same
+        await api.shutdown()
+    }
+
+    @Test("all() leaves out cookies that expired since they were stored")
+    func allLeavesOutExpired() async throws {
+        let clock = ManualClock()
+        let api = client(URL(string: "https://api.example.com")!, transport: InMemoryTransport { _ in HTTPResponse(status: 204) }, clock: clock) {
+            $0.cookies = .init()
+        }
+        try await api.cookies.set("short=1; Max-Age=5", from: URL(string: "https://api.example.com/")!)
+        try await api.cookies.set("long=1; Max-Age=600", from: URL(string: "https://api.example.com/")!)
+        #expect(try await api.cookies.all().map(\.name).sorted() == ["long", "short"])
+        clock.advance(by: .seconds(6))
+        #expect(try await api.cookies.all().map(\.name) == ["long"])
+        await api.shutdown()
+    }
+
     @Test("set, read for a URL, remove and clear by hand; refused cookies throw invalidRequest")
     func byHand() async throws {
         let api = cookieClient(URL(string: "https://api.example.com")!)

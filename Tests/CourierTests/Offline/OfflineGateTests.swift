@@ -90,4 +90,75 @@ import Testing
         #expect(try await settledConnectivity(cut) == .online)
         await cut.shutdown()
     }
+
+    @Test(
+        "a write the server answered (500), or that was cancelled, while the link went down during the attempt is not queued",
+        arguments: [NetworkError.serverError(HTTPResponse(status: 500)), .cancelled, .conflict(HTTPResponse(status: 409))])
+    func answeredWhileGoingOfflineIsNotQueued(outcome: NetworkError) async throws {
+        let transport = LinkDropTransport(outcome: outcome)
+        let api = client(URL(string: "https://api.test")!, transport: transport, retryPolicy: .never) {
+            $0.connectivity = .init(debounce: .zero, watchesLink: false)
+            $0.offline = .init()
+        }
+        try api.connectivity.report(.online)
+        _ = try await settledConnectivity(api)
+        transport.duringSend.withLock {
+            $0 = {
+                try? api.connectivity.report(.offline)
+                _ = try? await settledConnectivity(api)
+            }
+        }
+        let error = await #expect(throws: NetworkError.self) { try await api.offline.send(noteWrite(1)) }
+        #expect(error?.category == outcome.category)
+        #expect(transport.sent == 1)
+        // The server's answer says the link is back; a cancellation says nothing.
+        #expect(try await settledConnectivity(api) == (outcome.response == nil ? .offline : .online))
+        #expect(try await api.offline.pendingCount == 0)
+        await api.shutdown()
+    }
+
+    @Test("a connection lost while the link went down during the attempt is queued, its key maybe in progress")
+    func lostWhileGoingOfflineIsQueued() async throws {
+        let transport = LinkDropTransport(outcome: .connectionLost(host: "api.test", port: 443, underlying: nil))
+        let api = client(URL(string: "https://api.test")!, transport: transport, retryPolicy: .never) {
+            $0.connectivity = .init(debounce: .zero, watchesLink: false)
+            $0.offline = .init()
+        }
+        try api.connectivity.report(.online)
+        _ = try await settledConnectivity(api)
+        transport.duringSend.withLock {
+            $0 = {
+                try? api.connectivity.report(.offline)
+                _ = try? await settledConnectivity(api)
+            }
+        }
+        let id = await queuedID { () throws(NetworkError) in try await api.offline.send(noteWrite(1)) }
+        let items = try await api.offline.items()
+        #expect(items.map(\.id) == [try #require(id)])
+        #expect(items.first?.keyMayBeInProgress == true)
+        await api.shutdown()
+    }
+}
+
+/// A transport whose one exchange runs `duringSend` (the link going down mid-attempt), then
+/// ends with `outcome`: a status the server answered with, or an error.
+private final class LinkDropTransport: HTTPTransport, Sendable {
+    let outcome: NetworkError
+    let duringSend = Locked<(@Sendable () async -> Void)?>(nil)
+    private let count = Locked(0)
+
+    init(outcome: NetworkError) {
+        self.outcome = outcome
+    }
+
+    /// How many exchanges were sent.
+    var sent: Int { count.withLock { $0 } }
+
+    func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
+        count.withLock { $0 += 1 }
+        await duringSend.withLock { $0 }?()
+        // A status error stands for the server's answer: send that response, as a server would.
+        if let response = outcome.response { return response }
+        throw outcome
+    }
 }

@@ -41,7 +41,16 @@ import Testing
         #expect(challenges.last?["realm"] == "simple")
 
         let headers = HTTPHeaders([("WWW-Authenticate", #"Digest realm="r", nonce="1", algorithm=SHA-256"#), ("www-authenticate", "Basic realm=\"b\"")])
-        #expect(try AuthenticationChallenge.challenges(in: headers).map(\.scheme) == ["Digest", "Basic"])
+        #expect(AuthenticationChallenge.challenges(in: headers).map(\.scheme) == ["Digest", "Basic"])
+    }
+
+    @Test("a field that does not parse is skipped; the other fields' challenges are kept")
+    func malformedFieldIsSkipped() {
+        let headers = HTTPHeaders([
+            ("WWW-Authenticate", #"Newauth realm="unterminated"#), ("WWW-Authenticate", #"Digest realm="r", nonce="n""#),
+        ])
+        #expect(AuthenticationChallenge.challenges(in: headers).map(\.scheme) == ["Digest"])
+        #expect(DigestChallenge.first(in: headers)?.nonce == "n")
     }
 
     @Test("a token68, a scheme alone, empty list elements and unknown parameters")

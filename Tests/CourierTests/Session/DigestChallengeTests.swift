@@ -19,8 +19,8 @@ import Testing
             user: mufasa.user, password: mufasa.password, method: "GET", uri: "/dir/index.html", nonceCount: count, clientNonce: clientNonce)
     }
 
-    private static func digest(_ header: String) throws -> DigestChallenge? {
-        try DigestChallenge.first(in: HTTPHeaders([("WWW-Authenticate", header)]))
+    private static func digest(_ header: String) -> DigestChallenge? {
+        DigestChallenge.first(in: HTTPHeaders([("WWW-Authenticate", header)]))
     }
 
     @Test("RFC 7616 §3.9.1: the MD5 and SHA-256 responses of the example")
@@ -79,12 +79,12 @@ import Testing
 
     @Test("reading challenges: algorithm and qop lists, stale in any case, the first one Courier can answer")
     func reading() throws {
-        let sha = try #require(try Self.digest(#"Digest realm="r", nonce="n", qop="auth-int, auth", algorithm=sha-256-SESS, stale=TRUE, opaque="o""#))
+        let sha = try #require(Self.digest(#"Digest realm="r", nonce="n", qop="auth-int, auth", algorithm=sha-256-SESS, stale=TRUE, opaque="o""#))
         #expect(sha == DigestChallenge(realm: "r", nonce: "n", opaque: "o", algorithm: .sha256Session, protectsWithQOP: true, stale: true))
-        let plain = try #require(try Self.digest(#"Digest realm="r", nonce="n""#))
+        let plain = try #require(Self.digest(#"Digest realm="r", nonce="n""#))
         #expect(plain == DigestChallenge(realm: "r", nonce: "n", algorithm: .md5, protectsWithQOP: false, stale: false))
         // The server's order is its preference: the first Digest challenge Courier supports wins.
-        let chosen = try Self.digest(
+        let chosen = Self.digest(
             #"Basic realm="b", Digest realm="r", nonce="1", algorithm=SHA-512-256, Digest realm="r", nonce="2", algorithm=SHA-256, Digest realm="r", nonce="3""#)
         #expect(chosen?.nonce == "2")
         #expect(chosen?.algorithm == .sha256)
@@ -92,17 +92,20 @@ import Testing
 
     @Test("challenges Courier cannot answer: another scheme, an unknown algorithm, only auth-int, -sess without qop")
     func unanswerable() throws {
-        #expect(try Self.digest(#"Basic realm="b""#) == nil)
-        #expect(try Self.digest(#"Digest realm="r", nonce="n", algorithm=SHA-512-256, qop="auth""#) == nil)
-        #expect(try Self.digest(#"Digest realm="r", nonce="n", qop="auth-int""#) == nil)
-        #expect(try Self.digest(#"Digest realm="r", nonce="n", algorithm=MD5-sess"#) == nil)
+        #expect(Self.digest(#"Basic realm="b""#) == nil)
+        #expect(Self.digest(#"Digest realm="r", nonce="n", algorithm=SHA-512-256, qop="auth""#) == nil)
+        #expect(Self.digest(#"Digest realm="r", nonce="n", qop="auth-int""#) == nil)
+        #expect(Self.digest(#"Digest realm="r", nonce="n", algorithm=MD5-sess"#) == nil)
     }
 
-    @Test("a Digest challenge without realm or nonce is a clear invalidResponse")
-    func missingParameters() {
+    @Test("a Digest challenge without realm or nonce is a clear invalidResponse, skipped when looking for one to answer")
+    func missingParameters() throws {
         for (header, missing) in [(#"Digest nonce="n""#, "no realm"), (#"Digest realm="r", qop="auth""#, "no nonce"), (#"Digest realm="r", nonce="""#, "no nonce")] {
+            #expect(Self.digest(header) == nil)
+            #expect(Self.digest(header + #", Digest realm="r2", nonce="n2""#)?.nonce == "n2")
+            let challenge = try #require(try AuthenticationChallenge.parse(header).first)
             do {
-                _ = try Self.digest(header)
+                _ = try DigestChallenge(challenge)
                 Issue.record("no error for \(header)")
             } catch {
                 guard case NetworkError.invalidResponse(let message) = error else { Issue.record("got \(error)"); return }

@@ -144,6 +144,64 @@ import Testing
         }
     }
 
+    @Test("a cookie set by the 401 challenge goes with the Digest answer (the cookie step is below the auth step)")
+    func challengeCookieReachesTheAnswer() async throws {
+        try await withScriptedServer { server in
+            let challenge = ScriptedResponse.status(401, headers: [
+                "WWW-Authenticate": #"Digest realm="api", nonce="nonce-1", qop="auth""#, "Set-Cookie": "lb=node-7; Path=/",
+            ])
+            try await server.script("/v1/report", [challenge, .status(200)])
+            let api = client(server.baseURL, retryPolicy: .never) {
+                $0.auth = .digest(user: "ann", password: "pw")
+                $0.cookies = .init()
+            }
+            _ = try await api.send(Endpoint<Data>(path: "v1/report"))
+            let sent = try await server.requests(path: "/v1/report")
+            #expect(sent.map { $0.header("Cookie") } == [nil, "lb=node-7"])
+            #expect(sent.last?.header("Authorization")?.hasPrefix("Digest ") == true)
+            #expect(try await api.cookies.all().map(\.name) == ["lb"])
+            await api.shutdown()
+        }
+    }
+
+    @Test("a malformed challenge of another scheme does not hide the Digest one, nor the 401 when nothing else is usable")
+    func malformedChallengeIsSkipped() async throws {
+        let transport = ScriptedTransport()
+        let broken = ("WWW-Authenticate", #"Newauth realm="unterminated"#)
+        transport.script("/v1/report", [
+            .status(401, headers: HTTPHeaders([broken, ("WWW-Authenticate", #"Digest realm="api", nonce="nonce-1", qop="auth""#)])),
+            .status(200),
+        ])
+        transport.script("/v1/other", [.status(401, headers: HTTPHeaders([broken]))])
+        let api = client(URL(string: "https://api.test")!, transport: transport, retryPolicy: .never) {
+            $0.auth = .digest(user: "ann", password: "pw")
+        }
+        #expect(try await api.send(Endpoint<Data>(path: "v1/report")).status == 200)
+        let sent = transport.requests(to: "/v1/report")
+        #expect(sent.map { $0.headers["Authorization"]?.hasPrefix("Digest ") ?? false } == [false, true])
+        await unauthorized { _ = try await api.send(Endpoint<Data>(path: "v1/other")) }
+        #expect(transport.requests(to: "/v1/other").count == 1)
+        await api.shutdown()
+    }
+
+    @Test("a dropped 401's body counts against the response size limit of the answer")
+    func challengeBodyCountsAgainstTheLimit() async throws {
+        try await withScriptedServer { server in
+            let challenge = ScriptedResponse.sized(600, status: 401, headers: [
+                "WWW-Authenticate": #"Digest realm="api", nonce="nonce-1", qop="auth""#,
+            ])
+            try await server.script("/v1/report", [challenge, .sized(600)])
+            let api = client(server.baseURL, retryPolicy: .never) {
+                $0.auth = .digest(user: "ann", password: "pw")
+                $0.limits.maxResponseBytes = 1000
+            }
+            let error = await #expect(throws: NetworkError.self) { _ = try await api.send(Endpoint<Data>(path: "v1/report")) }
+            guard case .responseTooLarge(1000)? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(try await server.requests(path: "/v1/report").count == 2)
+            await api.shutdown()
+        }
+    }
+
     @Test("a wrong password: unauthorized after exactly one answer; the next request waits for a challenge again")
     func wrongPasswordAnswersOnce() async throws {
         try await withScriptedServer { server in

@@ -62,6 +62,11 @@ struct FaultyCacheStorage: PersistentCacheStorage {
             try wrapped.remove(identity: identity)
         }
 
+        func removeCookiePartitions() throws {
+            try check(.write)
+            try wrapped.removeCookiePartitions()
+        }
+
         func removePrivate() throws {
             try check(.write)
             try wrapped.removePrivate()
