@@ -30,7 +30,9 @@ struct CacheStep: Interceptor {
         }
         // Entries are filed under the parsed URL's text, which is what invalidations name.
         let url = settings.readKey ?? request.url.absoluteString
-        guard let identity = identity(of: request, url: url, options) else { return try await chain.proceed(request) }
+        guard let identity = Self.identity(of: request, url: url, options, authentication: authentication, tokens: tokens) else {
+            return try await chain.proceed(request)
+        }
         let key = CacheKey(url: url, identity: identity)
         let (policy, ttl) = (options.cachePolicy ?? cache.defaultPolicy, options.cacheTTL ?? cache.defaultTTL)
         if policy == .cacheFirst, ttl != .noCache, let fresh = cache.freshResponse(headers: request.headers, key: key) {
@@ -76,8 +78,11 @@ struct CacheStep: Interceptor {
     /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the
     /// session's identity when it carries the session's, the user's when it carries a password,
     /// and `nil` (not cached at all) when it carries credentials of unknown identity (its own
-    /// `Authorization`, or a token closure's).
-    private func identity(of request: HTTPRequest, url: String, _ options: RequestOptions) -> String? {
+    /// `Authorization`, or a token closure's). Also what keeps coalesced queries apart
+    /// (``QueryCoalescingStep``).
+    static func identity(
+        of request: HTTPRequest, url: String, _ options: RequestOptions, authentication: AuthInterceptor?, tokens: TokenStore.Handle?
+    ) -> String? {
         if request.headers.contains("Authorization") { return nil }
         guard options.requiresAuth, let authentication else { return "" }
         if authentication.isPublic(pathOfURLText: url) { return "" }

@@ -117,7 +117,7 @@ struct ClientComponents: Sendable {
             offline.map { ConnectivityStep(offline: $0) },
             cache.map {
                 CacheStep(cache: $0, authentication: authentication, tokens: tokens, pipeline: pipeline, logging: configuration.logging.interceptor)
-            },
+            } ?? QueryCoalescingStep(authentication: authentication, tokens: tokens),
             admission,
             RetryStep(policy: configuration.retryPolicy, pipeline: pipeline, tokens: tokens, userAgent: configuration.userAgent),
         ]
