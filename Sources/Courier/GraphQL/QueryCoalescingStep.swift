@@ -17,7 +17,7 @@ struct QueryCoalescingStep: Interceptor {
         }
     }
 
-    let flights = SharedFlights<Key, HTTPResponse>()
+    let flights = SharedFlights<Key, HTTPResponse, NetworkError>(cancelled: .cancelled)
     /// The first auth interceptor a request meets: it says which requests carry credentials.
     let authentication: AuthInterceptor?
     let tokens: TokenStore.Handle?

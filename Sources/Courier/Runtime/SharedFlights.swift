@@ -3,10 +3,11 @@
 ///
 /// The work runs in a task of its own, started from the first caller's task (so it carries
 /// that task's task-local values) but not its child: a caller whose task is cancelled leaves at
-/// once with ``NetworkError/cancelled`` and the work goes on for the others; when the last
-/// caller leaves, the work is cancelled. A caller that comes after the work ended starts anew.
-final class SharedFlights<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private typealias Waiter = UnsafeContinuation<Result<Value, NetworkError>, Never>
+/// once with the error given as ``cancelled`` and the work goes on for the others; when the
+/// last caller leaves, the work is cancelled. A caller that comes after the work ended starts
+/// anew.
+final class SharedFlights<Key: Hashable & Sendable, Value: Sendable, Failure: Error>: Sendable {
+    private typealias Waiter = UnsafeContinuation<Result<Value, Failure>, Never>
 
     /// One key's work and who waits for it.
     private struct Flight: Sendable {
@@ -29,11 +30,17 @@ final class SharedFlights<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     // Invariant: a waiter's continuation is in `state` until it is taken out under the lock,
     // and whoever takes it resumes it (outside the lock), so it is resumed exactly once.
     private let state = Locked(State())
+    /// What a caller that leaves gets.
+    let cancelled: Failure
+
+    init(cancelled: Failure) {
+        self.cancelled = cancelled
+    }
 
     /// The result of the running work for `key`, or of `work`, started now if none runs.
     func value(
-        for key: Key, work: @escaping @Sendable () async -> Result<Value, NetworkError>
-    ) async throws(NetworkError) -> Value {
+        for key: Key, work: @escaping @Sendable () async -> Result<Value, Failure>
+    ) async throws(Failure) -> Value {
         let waiter = state.withLock { state in
             state.lastNumber += 1
             return state.lastNumber
@@ -48,7 +55,7 @@ final class SharedFlights<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return try result.get()
     }
 
-    private func join(_ key: Key, waiter: Int, _ continuation: Waiter, work: @escaping @Sendable () async -> Result<Value, NetworkError>) {
+    private func join(_ key: Key, waiter: Int, _ continuation: Waiter, work: @escaping @Sendable () async -> Result<Value, Failure>) {
         let joined = state.withLock { state -> Joined in
             // Cancelled before it could join: the cancellation handler found nothing to resume.
             if Task.isCancelled { return .cancelled }
@@ -62,7 +69,7 @@ final class SharedFlights<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
         switch joined {
         case .cancelled:
-            continuation.resume(returning: .failure(.cancelled))
+            continuation.resume(returning: .failure(cancelled))
         case .joined:
             break
         case .started(let number):
@@ -77,7 +84,7 @@ final class SharedFlights<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    private func finish(_ key: Key, number: Int, _ result: Result<Value, NetworkError>) {
+    private func finish(_ key: Key, number: Int, _ result: Result<Value, Failure>) {
         let waiters = state.withLock { state -> [Waiter] in
             guard let flight = state.flights[key], flight.number == number else { return [] }
             state.flights[key] = nil
@@ -94,7 +101,7 @@ final class SharedFlights<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             state.flights[key] = nil
             return (continuation, task)
         }
-        continuation?.resume(returning: .failure(.cancelled))
+        continuation?.resume(returning: .failure(cancelled))
         task?.cancel()
     }
 }
