@@ -30,6 +30,9 @@ extension APIClient {
     ///   - maxEventBytes: the longest line and the largest event data accepted, in bytes; past
     ///     it the sequence throws ``NetworkError/responseTooLarge(limit:)`` rather than hold
     ///     more. The stream as a whole has no size limit.
+    ///   - whenStreamEnds: what the stream's normal end does: ``ServerSentEvents/StreamEnd/reconnect``
+    ///     (the default, as browsers) or ``ServerSentEvents/StreamEnd/finish``, which ends the
+    ///     sequence (a server that sends a finite stream). A broken stream reconnects either way.
     public func events<Value>(
         for endpoint: Endpoint<Value>,
         retryDelay: Duration = ServerSentEvents.defaultRetryDelay,
