@@ -34,7 +34,9 @@ struct CacheStep: Interceptor {
         }
         // Entries are filed under the parsed URL's text, which is what invalidations name.
         let url = settings.readKey ?? request.url.absoluteString
-        guard let identity = identity(of: request, url: url, options) else { return try await chain.proceed(request) }
+        guard let identity = Self.identity(of: request, url: url, options, authentication: authentication, tokens: tokens) else {
+            return try await chain.proceed(request)
+        }
         let sent = await headersAsSent(request)
         // Every Cookie field, should the caller have set several.
         let cookie = sent.values(for: "Cookie").filter { !$0.isEmpty }
@@ -95,8 +97,11 @@ struct CacheStep: Interceptor {
     /// Whose cached responses `request` may use: "" (shared) when it carries no credentials, the
     /// session's identity when it carries the session's, the user's when it carries a password,
     /// and `nil` (not cached at all) when it carries credentials of unknown identity (its own
-    /// `Authorization`, or a token closure's).
-    private func identity(of request: HTTPRequest, url: String, _ options: RequestOptions) -> String? {
+    /// `Authorization`, or a token closure's). Also what keeps coalesced queries apart
+    /// (``QueryCoalescingStep``).
+    static func identity(
+        of request: HTTPRequest, url: String, _ options: RequestOptions, authentication: AuthInterceptor?, tokens: TokenStore.Handle?
+    ) -> String? {
         if request.headers.contains("Authorization") { return nil }
         guard options.requiresAuth, let authentication else { return "" }
         if authentication.isPublic(pathOfURLText: url) { return "" }

@@ -6,8 +6,9 @@ struct CallSettings: Sendable {
     /// Set for a read sent with an unsafe method (a GraphQL query `POST`ed): the cache files it
     /// under this key (coalescing identical ones), and it is retried as an idempotent request.
     var readKey: String?
-    /// Set when a 2xx can say the credential was refused (a GraphQL `UNAUTHENTICATED`): such a
-    /// response goes through the 401 renewal (one refresh for a storm, one replay).
+    /// Set when a 2xx or a 4xx can say the credential was refused (a GraphQL `UNAUTHENTICATED`,
+    /// which GraphQL-over-HTTP servers send with a 4xx): such a response goes through the 401
+    /// renewal (one refresh for a storm, one replay).
     var credentialRejected: (@Sendable (HTTPResponse) -> Bool)?
     /// Set for a queued write's replay: the session identity it was queued under. The auth step
     /// adds only that identity's credentials, and fails it `unauthorized` under another.

@@ -3,7 +3,7 @@ import Foundation
 extension APIClient {
     /// The Server-Sent Events of `endpoint`: its `text/event-stream` read as the HTML standard
     /// says, reconnecting when the stream ends or breaks, until the server answers 204 or the
-    /// consuming task is cancelled.
+    /// consuming task is cancelled; or, with `whenStreamEnds: .finish`, until the stream ends.
     ///
     /// ```swift
     /// for try await event in client.events(for: Endpoint<Data>(path: "notifications", version: .v1)) {
@@ -30,12 +30,16 @@ extension APIClient {
     ///   - maxEventBytes: the longest line and the largest event data accepted, in bytes; past
     ///     it the sequence throws ``NetworkError/responseTooLarge(limit:)`` rather than hold
     ///     more. The stream as a whole has no size limit.
+    ///   - whenStreamEnds: what the stream's normal end does: ``ServerSentEvents/StreamEnd/reconnect``
+    ///     (the default, as browsers) or ``ServerSentEvents/StreamEnd/finish``, which ends the
+    ///     sequence (a server that sends a finite stream). A broken stream reconnects either way.
     public func events<Value>(
         for endpoint: Endpoint<Value>,
         retryDelay: Duration = ServerSentEvents.defaultRetryDelay,
         maxConsecutiveFailures: Int? = nil,
         stallTimeout: Duration = APIClient.defaultStallTimeout,
-        maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
+        maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes,
+        whenStreamEnds: ServerSentEvents.StreamEnd = .reconnect
     ) -> ServerSentEvents {
         var untyped = endpoint.untyped
         untyped.accept = "text/event-stream"
@@ -44,7 +48,7 @@ extension APIClient {
         options.retryPolicy = options.retryPolicy ?? .never
         let settings = ServerSentEvents.Settings(
             retryDelay: retryDelay, maxConsecutiveFailures: maxConsecutiveFailures, stallTimeout: stallTimeout,
-            maxEventBytes: maxEventBytes)
+            maxEventBytes: maxEventBytes, streamEnd: whenStreamEnds)
         let request = Result { () throws(NetworkError) -> HTTPRequest in
             guard retryDelay >= .zero, maxEventBytes > 0, (maxConsecutiveFailures ?? 1) >= 1 else {
                 throw .invalidRequest("an event stream needs a retry delay of 0 or more, maxEventBytes over 0, and maxConsecutiveFailures of 1 or more")

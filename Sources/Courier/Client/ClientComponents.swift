@@ -119,7 +119,7 @@ struct ClientComponents: Sendable {
                 CacheStep(
                     cache: $0, authentication: authentication, tokens: tokens, cookies: cookies, pipeline: pipeline,
                     logging: configuration.logging.interceptor)
-            },
+            } ?? QueryCoalescingStep(authentication: authentication, tokens: tokens),
             admission,
             RetryStep(policy: configuration.retryPolicy, pipeline: pipeline, tokens: tokens, userAgent: configuration.userAgent),
         ]

@@ -13,13 +13,21 @@ import Foundation
 ///   `returnCacheDataDontFetch` ``CachePolicy/cacheOnly``; `returnCacheDataAndFetch` is a
 ///   response's `stale-while-revalidate`), filed under the endpoint's URL, the operation's name,
 ///   the document's SHA-256 and the variables' canonical JSON (key order does not matter), and
-///   per signed-in identity. Identical concurrent queries share one request. A result with
-///   errors is not kept. Queries are retried as GETs are.
+///   per signed-in identity. Identical concurrent queries share one request, with or without
+///   a cache (a caller that leaves does not cancel it for the others). A result with errors is
+///   not kept. Queries are retried as GETs are.
 /// - **Mutations** are never cached; they are retried only with an `Idempotency-Key`, and go to
 ///   the offline queue through ``ClientOfflineQueue/perform(_:headers:options:)`` like any write. Say what they
 ///   make stale with ``invalidate(_:)``.
-/// - An error whose `extensions.code` is `UNAUTHENTICATED` is handled as a 401: one refresh of
-///   the session (shared by every request that saw it), one replay.
+/// - An error whose `extensions.code` is `UNAUTHENTICATED` is handled as a 401, in a 2xx or a
+///   4xx (GraphQL over HTTP's `application/graphql-response+json`): one refresh of the session
+///   (shared by every request that saw it), one replay. A query is replayed even when the error
+///   sits beside partial data; a mutation only when there is no data (else it ran).
+/// - **Persisted queries** (``GraphQLConfiguration/persistedQueries``) fall back as Apollo's
+///   client does: a server that answers `PersistedQueryNotSupported`, or a 400 to the hash-only
+///   form, gets the document, and this client stops sending hashes to that endpoint.
+/// - **Queries as `GET`** that the server refuses (a 405, or an HTML page) throw
+///   ``NetworkError/invalidResponse(_:)`` saying the server does not accept GET queries.
 /// - Data is decoded with a plain `JSONDecoder` (GraphQL's names are the schema's), not the
 ///   client's ``JSONCoding``.
 public struct ClientGraphQL: Sendable {
@@ -30,6 +38,9 @@ public struct ClientGraphQL: Sendable {
     let cache: Cache.Handle?
     /// A `POST` to the GraphQL endpoint (no headers, no body) and its URL's text, built once.
     let post: Result<(request: HTTPRequest, url: String), NetworkError>
+    /// The endpoints (URL text) that answered they do not support persisted queries: sent the
+    /// document from then on, for the client's life. Shared by the copies of this value.
+    let persistedQueriesRefused = Locked<Set<String>>([])
 
     init(chain: RequestChain, requests: RequestBuilder, configuration: GraphQLConfiguration, cache: Cache.Handle?) {
         (self.chain, self.requests, self.configuration, self.cache) = (chain, requests, configuration, cache)
@@ -77,21 +88,31 @@ public struct ClientGraphQL: Sendable {
             throw .invalidRequest("\(Operation.operationName) is a subscription: use subscribe(_:headers:options:stallTimeout:maxPartBytes:)")
         }
         let variables = try GraphQLRequestBody.variablesJSON(operation.variables)
-        let persisted = configuration.persistedQueries
+        var persisted = usesPersistedQueries
         var sendsDocument = !persisted
+        let viaGET = Operation.kind == .query && configuration.queriesAsGET
         while true {
             var (request, options, settings) = try makeRequest(
-                operation, variables: variables, sendsDocument: sendsDocument, headers: headers, options: options)
+                operation, variables: variables, persisted: persisted, sendsDocument: sendsDocument, headers: headers, options: options)
             settings.queuesWhenOffline = queuesWhenOffline
             let response: HTTPResponse
             do {
                 response = try await chain.send(request, options: options, settings: settings)
             } catch {
-                guard let answer = error.response, let errors = GraphQLEnvelope.errors(in: answer.body), !errors.isEmpty else { throw error }
+                guard let answer = error.response else { throw error }
+                if viaGET, answer.status == 405 || Self.isHTML(answer) { throw Self.refusesGET(answer, url: request.url) }
+                let errors = GraphQLEnvelope.errors(in: answer.body) ?? []
                 if !sendsDocument, errors.contains(where: Self.asksForDocument) { sendsDocument = true; continue }
+                if persisted, Self.refusesPersistedQueries(answer, errors: errors, hashOnly: !sendsDocument) {
+                    refusePersistedQueries()
+                    (persisted, sendsDocument) = (false, true)
+                    continue
+                }
+                guard !errors.isEmpty else { throw error }
                 throw .graphQL(GraphQLFailure(errors: errors, data: nil, response: answer))
             }
             if let id = response.queuedItemID { return (nil, id) }
+            if viaGET, Self.isHTML(response) { throw Self.refusesGET(response, url: request.url) }
             let result = try GraphQLEnvelope.result(Operation.Data.self, from: response, decoder: JSONDecoder())
             if !result.errors.isEmpty, let key = settings.readKey {
                 cache?.forget(.invalidate(url: key))
@@ -100,13 +121,20 @@ public struct ClientGraphQL: Sendable {
                 sendsDocument = true
                 continue
             }
+            if persisted, result.errors.contains(where: Self.saysPersistedQueriesUnsupported) {
+                refusePersistedQueries()
+                (persisted, sendsDocument) = (false, true)
+                continue
+            }
             return (result, nil)
         }
     }
 
-    /// Subscribes to `subscription` over HTTP (Apollo's multipart protocol: one `POST`
-    /// answered by a `multipart/mixed` body of results) and returns its results as they come
-    /// (``GraphQLSubscriptionResults``: the connection opens at the first `next()`).
+    /// Subscribes to `subscription` over HTTP with the endpoint's
+    /// ``GraphQLConfiguration/subscriptionTransport`` (by default Apollo's multipart protocol:
+    /// one `POST` answered by a `multipart/mixed` body of results; or graphql-sse) and returns
+    /// its results as they come (``GraphQLSubscriptionResults``: the connection opens at the
+    /// first `next()`).
     ///
     /// ```swift
     /// for try await result in client.graphQL.subscribe(ReviewAdded(variables: .init(episode: "JEDI"))) {
@@ -117,7 +145,7 @@ public struct ClientGraphQL: Sendable {
     /// The request passes the chain as ``APIClient/bytes(for:stallTimeout:maxBytes:)``'s does
     /// (interceptors, auth and its 401 refresh, the guard, logging; never the cache).
     /// `stallTimeout` bounds the wait for the next part (heartbeats included); `maxPartBytes`
-    /// the size of one part.
+    /// the size of one part (or event).
     public func subscribe<Subscription: GraphQLSubscription>(
         _ subscription: Subscription, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions(),
         stallTimeout: Duration = StreamedCall.defaultStallTimeout, maxPartBytes: Int = 1 << 20
@@ -134,8 +162,48 @@ public struct ClientGraphQL: Sendable {
         let variables = try GraphQLRequestBody.variablesJSON(subscription.variables)
         var headers = headers
         if !headers.contains("Accept") { headers["Accept"] = "multipart/mixed;subscriptionSpec=\"1.0\", application/json" }
-        let (request, options, settings) = try makeRequest(subscription, variables: variables, sendsDocument: true, headers: headers, options: options)
-        return try await StreamedCall(chain: chain).bytes(for: request, options: options, settings: settings, stallTimeout: stallTimeout, maxBytes: .max)
+        let (request, options, settings) = try makeRequest(
+            subscription, variables: variables, persisted: usesPersistedQueries, sendsDocument: true, headers: headers, options: options)
+        do throws(NetworkError) {
+            return try await StreamedCall(chain: chain).bytes(
+                for: request, options: options, settings: settings, stallTimeout: stallTimeout, maxBytes: .max)
+        } catch {
+            throw Self.withGraphQLErrors(error)
+        }
+    }
+
+    /// `subscription`'s graphql-sse stream (distinct connections): a `POST` asking for
+    /// `text/event-stream`, read as Server-Sent Events whose normal end is the end; a broken
+    /// connection subscribes again, up to five attempts in a row without an answer (as the
+    /// graphql-sse client).
+    func events<Subscription: GraphQLSubscription>(
+        _ subscription: Subscription, headers: HTTPHeaders, options: RequestOptions, stallTimeout: Duration, maxEventBytes: Int
+    ) -> ServerSentEvents {
+        var headers = headers
+        if !headers.contains("Accept") { headers["Accept"] = "text/event-stream" }
+        if !headers.contains("Cache-Control") { headers["Cache-Control"] = "no-cache" }
+        let made = Result { () throws(NetworkError) -> (HTTPRequest, RequestOptions, CallSettings) in
+            let variables = try GraphQLRequestBody.variablesJSON(subscription.variables)
+            return try makeRequest(
+                subscription, variables: variables, persisted: usesPersistedQueries, sendsDocument: true, headers: headers, options: options)
+        }
+        // The sequence reconnects; the pipeline's own retries underneath would double it.
+        var options = (try? made.get())?.1 ?? options
+        options.retryPolicy = options.retryPolicy ?? .never
+        var events = ServerSentEvents(
+            call: StreamedCall(chain: chain), clock: chain.settings.clock, request: made.map(\.0), options: options,
+            settings: ServerSentEvents.Settings(
+                retryDelay: ServerSentEvents.defaultRetryDelay, maxConsecutiveFailures: 5, stallTimeout: stallTimeout,
+                maxEventBytes: maxEventBytes, streamEnd: .finish))
+        events.callSettings = (try? made.get())?.2 ?? CallSettings()
+        return events
+    }
+
+    /// `error`, as ``NetworkError/graphQL(_:)`` when its response's body holds GraphQL errors
+    /// (a subscription refused before its stream: a bad document, a 4xx of GraphQL over HTTP).
+    static func withGraphQLErrors(_ error: NetworkError) -> NetworkError {
+        guard let response = error.response, let errors = GraphQLEnvelope.errors(in: response.body), !errors.isEmpty else { return error }
+        return .graphQL(GraphQLFailure(errors: errors, data: nil, response: response))
     }
 
     /// Forgets every stored result of `query`'s operation, whatever its variables: what a
@@ -147,23 +215,37 @@ public struct ClientGraphQL: Sendable {
 
     // MARK: Requests
 
+    /// Whether operations go as persisted queries: configured, and the endpoint has not said it
+    /// does not support them.
+    var usesPersistedQueries: Bool {
+        guard configuration.persistedQueries, case .success(let post) = post else { return false }
+        return !persistedQueriesRefused.withLock { $0.contains(post.url) }
+    }
+
+    /// Remembers that the endpoint does not support persisted queries.
+    private func refusePersistedQueries() {
+        guard case .success(let post) = post else { return }
+        persistedQueriesRefused.withLock { _ = $0.insert(post.url) }
+    }
+
     /// The HTTP request of `operation` (GraphQL over HTTP), and the options and settings it goes
-    /// with (a query's read key, the credential check).
+    /// with (a query's read key, the credential check). `persisted` adds the document's hash
+    /// as Apollo's `persistedQuery` extension; `sendsDocument` the document.
     func makeRequest<Operation: GraphQLOperation>(
-        _ operation: Operation, variables: Data?, sendsDocument: Bool, headers: HTTPHeaders, options: RequestOptions
+        _ operation: Operation, variables: Data?, persisted: Bool, sendsDocument: Bool, headers: HTTPHeaders, options: RequestOptions
     ) throws(NetworkError) -> (HTTPRequest, RequestOptions, CallSettings) {
         let graphQL = configuration
         let document = try GraphQLDocument.of(Operation.self)
         let hash = document.hash
-        let extensions: [String: JSONValue]? = graphQL.persistedQueries
+        let extensions: [String: JSONValue]? = persisted
             ? ["persistedQuery": .object(["version": .number(1), "sha256Hash": .string(hash)])] : nil
         var headers = headers
         if !headers.contains("Accept") { headers["Accept"] = "application/graphql-response+json, application/json" }
         var options = options
-        var settings = CallSettings(credentialRejected: Self.refusesCredential)
+        var settings = CallSettings(credentialRejected: Operation.kind == .mutation ? Self.refusesCredential : Self.refusesQueryCredential)
         // A persisted query's document goes when the server asked for it: that answer is the
         // network's, not the cache's.
-        if graphQL.persistedQueries, sendsDocument { options.cachePolicy = .networkOnly }
+        if persisted, sendsDocument { options.cachePolicy = .networkOnly }
         let request: HTTPRequest
         if Operation.kind == .query, graphQL.queriesAsGET {
             var query: [URLQueryItem] = []
@@ -234,7 +316,44 @@ public struct ClientGraphQL: Sendable {
     /// do not have it.
     @Sendable static func refusesCredential(_ response: HTTPResponse) -> Bool {
         guard response.body.range(of: Data("UNAUTHENTICATED".utf8)) != nil else { return false }
-        return GraphQLEnvelope.refusesCredential(response.body)
+        return GraphQLEnvelope.refusesCredential(response.body, evenWithData: false)
+    }
+
+    /// ``refusesCredential(_:)`` for a query (or a subscription): also beside partial data,
+    /// since reading again with a renewed credential repeats no effect and completes the data.
+    @Sendable static func refusesQueryCredential(_ response: HTTPResponse) -> Bool {
+        guard response.body.range(of: Data("UNAUTHENTICATED".utf8)) != nil else { return false }
+        return GraphQLEnvelope.refusesCredential(response.body, evenWithData: true)
+    }
+
+    /// Whether a response's body is an HTML page (a server's error page or IDE, not GraphQL).
+    private static func isHTML(_ response: HTTPResponse) -> Bool {
+        (response.headers["Content-Type"] ?? "").lowercased().hasPrefix("text/html")
+    }
+
+    /// The error of a `GET` query the server does not take: it says so, and what to change.
+    private static func refusesGET(_ response: HTTPResponse, url: URL) -> NetworkError {
+        let answer = isHTML(response) ? "an HTML page (\(response.status))" : "\(response.status)"
+        var endpoint = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        endpoint?.query = nil
+        return .invalidResponse(
+            "the GraphQL server at \(endpoint?.string ?? "the endpoint") does not accept GET queries: it answered \(answer); "
+                + "set GraphQLConfiguration.queriesAsGET to false to POST them")
+    }
+
+    /// Whether an answer to a persisted query says the server does not support them (Apollo's
+    /// client's test): `PersistedQueryNotSupported`, or a 400 that refuses the hash-only form
+    /// (a server that looks for a document and finds none) or names the extension.
+    private static func refusesPersistedQueries(_ response: HTTPResponse, errors: [GraphQLError], hashOnly: Bool) -> Bool {
+        if errors.contains(where: saysPersistedQueriesUnsupported) { return true }
+        guard response.status == 400 else { return false }
+        if hashOnly { return true }
+        let text = String(decoding: response.body.prefix(4096), as: UTF8.self).lowercased()
+        return text.contains("persisted") || text.contains("extensions")
+    }
+
+    private static func saysPersistedQueriesUnsupported(_ error: GraphQLError) -> Bool {
+        error.code == "PERSISTED_QUERY_NOT_SUPPORTED" || error.message == "PersistedQueryNotSupported"
     }
 
     /// Whether the server asks for the document a persisted query left out.

@@ -12,12 +12,18 @@ public struct GraphQLConfiguration: Sendable {
     /// document's SHA-256 goes first, the document itself only when the server answers
     /// `PersistedQueryNotFound`. Default `false`.
     public var persistedQueries: Bool
+    /// How subscriptions reach the endpoint. Default ``GraphQLSubscriptionTransport/multipartHTTP``.
+    public var subscriptionTransport: GraphQLSubscriptionTransport
 
     /// Creates GraphQL settings; every parameter has its documented default.
-    public init(path: String = "graphql", version: APIVersion? = nil, queriesAsGET: Bool = false, persistedQueries: Bool = false) {
+    public init(
+        path: String = "graphql", version: APIVersion? = nil, queriesAsGET: Bool = false, persistedQueries: Bool = false,
+        subscriptionTransport: GraphQLSubscriptionTransport = .multipartHTTP
+    ) {
         self.path = path
         self.version = version
         self.queriesAsGET = queriesAsGET
         self.persistedQueries = persistedQueries
+        self.subscriptionTransport = subscriptionTransport
     }
 }

@@ -24,9 +24,12 @@ enum GraphQLEnvelope {
         let errors: [GraphQLError]?
     }
 
-    /// Whether `body` is a GraphQL response without data whose errors say `UNAUTHENTICATED`.
-    static func refusesCredential(_ body: Foundation.Data) -> Bool {
-        guard let refusal = try? JSONDecoder().decode(Refusal.self, from: body), refusal.data == nil || refusal.data == .null else {
+    /// Whether `body` is a GraphQL response whose errors say `UNAUTHENTICATED`: without data,
+    /// or, when `evenWithData` (a query, which has no effect to repeat), beside partial data.
+    static func refusesCredential(_ body: Foundation.Data, evenWithData: Bool) -> Bool {
+        guard let refusal = try? JSONDecoder().decode(Refusal.self, from: body),
+              evenWithData || refusal.data == nil || refusal.data == .null
+        else {
             return false
         }
         return refusal.errors?.contains { $0.code == "UNAUTHENTICATED" } ?? false

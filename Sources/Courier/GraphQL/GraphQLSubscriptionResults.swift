@@ -8,12 +8,19 @@ import Foundation
 /// ```
 ///
 /// - **The connection** is opened by an iterator's first `next()` (one `POST` answered by a
-///   `multipart/mixed` body, Apollo's protocol) and read only as fast as the results are: a
-///   slow consumer pauses the transfer (the transport holds a bounded amount), never memory.
-/// - **The end**: the server's closing delimiter or a `{"payload": null}` part end the
-///   sequence; errors without a payload throw ``NetworkError/graphQL(_:)``; a broken connection,
-///   a stall past the stall timeout, or a part over `maxPartBytes` throw the transport's error
-///   (no reconnection). Heartbeats are skipped.
+///   `multipart/mixed` body, Apollo's protocol, or by a `text/event-stream` with graphql-sse:
+///   ``GraphQLConfiguration/subscriptionTransport``) and read only as fast as the results are:
+///   a slow consumer pauses the transfer (the transport holds a bounded amount), never memory.
+///   A subscription refused before its stream with GraphQL errors (a bad document) throws
+///   ``NetworkError/graphQL(_:)``.
+/// - **The end** (multipart): the server's closing delimiter or a `{"payload": null}` part end
+///   the sequence; errors without a payload throw ``NetworkError/graphQL(_:)``; a broken
+///   connection, a stall past the stall timeout, or a part over `maxPartBytes` throw the
+///   transport's error (no reconnection). Heartbeats are skipped.
+/// - **The end** (graphql-sse): a `complete` event, or the stream's normal end, ends the
+///   sequence; errors come in a `next` event's result (the server then completes); a broken
+///   connection or a stall subscribes again (see ``ServerSentEvents``); an event over
+///   `maxPartBytes` throws ``NetworkError/responseTooLarge(limit:)``.
 /// - **Cancellation**: cancelling the reading task, or dropping the iterator (leaving a `for`
 ///   loop), closes the connection.
 public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: AsyncSequence, Sendable {
@@ -39,6 +46,7 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
         private enum State {
             case notStarted
             case reading(response: HTTPResponse, bytes: ResponseBytes.AsyncIterator, parser: MultipartMixedParser)
+            case events(ServerSentEvents.AsyncIterator)
             case finished
         }
 
@@ -66,6 +74,13 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
                     return nil
                 case .notStarted:
                     state = .finished   // unless the connection opens
+                    if results.graphQL.configuration.subscriptionTransport == .serverSentEvents {
+                        state = .events(results.graphQL.events(
+                            results.subscription, headers: results.headers, options: results.options, stallTimeout: results.stallTimeout,
+                            maxEventBytes: results.maxPartBytes
+                        ).makeAsyncIterator())
+                        continue
+                    }
                     let (response, body) = try await results.graphQL.open(
                         results.subscription, headers: results.headers, options: results.options, stallTimeout: results.stallTimeout)
                     let contentType = response.headers["Content-Type"] ?? ""
@@ -77,6 +92,27 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
                     let parser = MultipartMixedParser(
                         boundary: MultipartMixedParser.boundary(inContentType: contentType), maxPartBytes: results.maxPartBytes)
                     state = .reading(response: response, bytes: body.makeAsyncIterator(), parser: parser)
+                case .events(var events):
+                    state = .finished   // unless more comes
+                    let event: ServerSentEvent?
+                    do throws(NetworkError) {
+                        event = try await events.next()
+                    } catch {
+                        throw ClientGraphQL.withGraphQLErrors(error)
+                    }
+                    guard let event else { return nil }
+                    switch event.type {
+                    case "next":
+                        guard var response = events.response else { throw .invalidResponse("a graphql-sse event came without a response") }
+                        response.body = Data(event.data.utf8)
+                        state = .events(events)
+                        return try GraphQLEnvelope.result(Subscription.Data.self, from: response, decoder: JSONDecoder())
+                    case "complete":
+                        events.finish()   // closes the connection now, not when the iterator goes
+                        return nil
+                    default:
+                        state = .events(events)   // not graphql-sse's: skipped
+                    }
                 case .reading(let response, var bytes, var parser):
                     state = .finished   // unless more comes
                     guard let chunk = try await bytes.next() else { return nil }

@@ -41,7 +41,7 @@ struct RetryStep: Interceptor {
             }
             if Task.isCancelled { throw .cancelled }
             let refused = if case .response(let response) = outcome {
-                response.status == 401 || (response.status < 400 && call.settings.credentialRejected?(response) == true)
+                response.status == 401 || (response.status < 500 && call.settings.credentialRejected?(response) == true)
             } else { false }
             // A success is final: skip the retry decision (and its clock and random reads).
             if !refused, case .response(let response) = outcome, response.status < 400 { return response }

@@ -1,5 +1,5 @@
 /// One event of a `text/event-stream` (Server-Sent Events), as the HTML standard's event stream
-/// interpretation dispatches it: what ``APIClient/events(for:retryDelay:maxConsecutiveFailures:stallTimeout:maxEventBytes:)``
+/// interpretation dispatches it: what ``APIClient/events(for:retryDelay:maxConsecutiveFailures:stallTimeout:maxEventBytes:whenStreamEnds:)``
 /// yields and ``ServerSentEventParser`` returns.
 ///
 /// ```

@@ -2,7 +2,7 @@ import Foundation
 
 /// A Server-Sent Events stream: an `AsyncSequence` of the ``ServerSentEvent``s of a
 /// `text/event-stream`, reconnecting as a browser's `EventSource` does. Made by
-/// ``APIClient/events(for:retryDelay:maxConsecutiveFailures:stallTimeout:maxEventBytes:)``.
+/// ``APIClient/events(for:retryDelay:maxConsecutiveFailures:stallTimeout:maxEventBytes:whenStreamEnds:)``.
 ///
 /// ```swift
 /// for try await event in client.events(for: Endpoint<Data>(path: "prices", version: .v1)) {
@@ -16,7 +16,7 @@ import Foundation
 ///   `Accept: text/event-stream` (unless the endpoint names another), `Cache-Control: no-cache`,
 ///   and `Last-Event-ID` once an ID is known (an endpoint's own `Last-Event-ID` header is the
 ///   ID to resume from).
-/// - **Reconnection**: when the stream ends, or breaks (``NetworkError/noConnection(underlying:)``,
+/// - **Reconnection**: when the stream ends (unless the caller said ``StreamEnd/finish``), or breaks (``NetworkError/noConnection(underlying:)``,
 ///   ``NetworkError/connectionLost(host:port:underlying:)``, ``NetworkError/cannotConnect(host:port:reason:underlying:)``
 ///   but for a TLS handshake, ``NetworkError/malformedResponse(_:underlying:)``, ``NetworkError/timeout(_:underlying:)``,
 ///   a stall past the stall timeout included), the iterator waits the reconnection delay (the
@@ -25,7 +25,8 @@ import Foundation
 ///   itself (unless the endpoint's options set a retry policy): reconnecting is this sequence's
 ///   job.
 /// - **The end**: a `204 No Content` ends the sequence (the server's way to say "do not
-///   reconnect"). Any other status but 200, a `Content-Type` other than `text/event-stream`
+///   reconnect"), and so does a stream's normal end with ``StreamEnd/finish`` (a finite stream,
+///   graphql-sse). Any other status but 200, a `Content-Type` other than `text/event-stream`
 ///   (``NetworkError/invalidResponse(_:)``), an error status (as ``APIClient/send(_:)`` throws
 ///   them), a line or event over `maxEventBytes` (``NetworkError/responseTooLarge(limit:)``),
 ///   and `maxConsecutiveFailures` connection attempts in a row that got no response, throw.
@@ -41,12 +42,23 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     /// The default reconnection delay, until the server sets one with `retry`: 3 s, as browsers.
     public static let defaultRetryDelay: Duration = .seconds(3)
 
+    /// What a stream's normal end (the server closed the body cleanly) does.
+    public enum StreamEnd: Sendable, Hashable {
+        /// Connect again after the reconnection delay, as a browser's `EventSource` does: the
+        /// server's stream is endless and an end is a hiccup.
+        case reconnect
+        /// End the sequence: the server sends a finite stream and its end is the end. A broken
+        /// connection (reset, stalled, cut mid-event) still reconnects.
+        case finish
+    }
+
     /// How the connections are made and read, as given to `events(for:)`.
     struct Settings: Sendable {
         var retryDelay: Duration
         var maxConsecutiveFailures: Int?
         var stallTimeout: Duration
         var maxEventBytes: Int
+        var streamEnd = StreamEnd.reconnect
     }
 
     /// How a connection is made: the client's chain, as a streamed call.
@@ -58,6 +70,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     let request: Result<HTTPRequest, NetworkError>
     let options: RequestOptions
     let settings: Settings
+    /// What Courier's own callers (GraphQL over SSE) add to each connection's call.
+    var callSettings = CallSettings()
 
     /// An iterator: the first `next()` opens a connection of its own.
     public func makeAsyncIterator() -> AsyncIterator {
@@ -78,6 +92,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// Connection attempts in a row that got no response.
         private var failures = 0
         private var finished = false
+        /// The head of the open stream's response (its body is being read).
+        private(set) var response: HTTPResponse?
 
         init(events: ServerSentEvents) {
             self.events = events
@@ -86,7 +102,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         }
 
         /// The next event, connecting and reconnecting as needed; `nil` once the server ended
-        /// the stream with a 204.
+        /// the stream with a 204 (or, with ``StreamEnd/finish``, at all).
         public mutating func next() async throws(NetworkError) -> ServerSentEvent? {
             do throws(NetworkError) {
                 return try await advance()
@@ -115,6 +131,11 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                     continue
                 }
                 guard let chunk else {
+                    if events.settings.streamEnd == .finish {
+                        // The event left incomplete by the end is dropped, as on a reconnection.
+                        finish()
+                        return nil
+                    }
                     try await reconnect()
                     continue
                 }
@@ -136,7 +157,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             let body: ResponseBytes
             do throws(NetworkError) {
                 (response, body) = try await events.call.bytes(
-                    for: request, options: events.options, stallTimeout: events.settings.stallTimeout, maxBytes: .max)
+                    for: request, options: events.options, settings: events.callSettings, stallTimeout: events.settings.stallTimeout,
+                    maxBytes: .max)
             } catch where Self.reconnects(after: error) {
                 failures += 1
                 if let limit = events.settings.maxConsecutiveFailures, failures >= limit { throw error }
@@ -154,6 +176,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                 throw refusal
             }
             self.body = body
+            self.response = response
             reader = body.makeAsyncIterator()
         }
 
@@ -180,7 +203,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             parser.endOfStream()
         }
 
-        private mutating func finish() {
+        /// Closes the connection and ends the sequence: its next `next()` returns `nil`.
+        mutating func finish() {
             closeConnection()
             finished = true
         }

@@ -36,6 +36,7 @@ import Testing
         let components = ClientComponents(configuration, base: .failure(.cancelled))
         #expect(components.children.map(\.name) == ["RequestPipeline", "NetworkMonitor"])
         #expect(components.offline?.queue == nil)
-        #expect(components.chain.steps.prefix(2).map { "\(type(of: $0.step))" } == ["ConnectivityStep", "AdmissionStep"])
+        // Without a cache, GraphQL queries are coalesced in its place.
+        #expect(components.chain.steps.prefix(3).map { "\(type(of: $0.step))" } == ["ConnectivityStep", "QueryCoalescingStep", "AdmissionStep"])
     }
 }

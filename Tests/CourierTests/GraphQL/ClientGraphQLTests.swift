@@ -55,8 +55,11 @@ import Testing
             let api = graphQLClient(server) { $0.session = .init(persistence: InMemoryTokenPersistence()) }
             try await api.session.signIn(Tokens(accessToken: "stale", refreshToken: "r1", expiresAt: nil))
             let answers = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<300 {
-                    group.addTask { try await api.graphQL.fetch(SecretQuery(), options: RequestOptions(cachePolicy: .networkOnly)).secret }
+                // Each its own header: identical queries would share one request.
+                for index in 0..<300 {
+                    group.addTask {
+                        try await api.graphQL.fetch(SecretQuery(), headers: ["X-Caller": "\(index)"], options: RequestOptions(cachePolicy: .networkOnly)).secret
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -64,3 +64,27 @@ struct Ticks: GraphQLSubscription {
     static let document = "subscription Ticks { ticks }"
     struct Data: Decodable, Sendable { let ticks: Int }
 }
+
+/// A field that answers beside one that refuses a stale token: `UNAUTHENTICATED` next to data.
+struct PartialSecretQuery: GraphQLQuery {
+    static let document = "query PartialSecret { hero(id: \"1\") { name } maybeSecret }"
+    struct Data: Decodable, Sendable {
+        struct Hero: Decodable, Sendable { let name: String }
+        let hero: Hero?
+        let maybeSecret: String?
+    }
+}
+
+/// `after` values, then an error from the server's generator.
+struct Failing: GraphQLSubscription {
+    static let document = "subscription Failing($after: Int!) { failing(after: $after) }"
+    struct Variables: Encodable, Sendable { let after: Int }
+    struct Data: Decodable, Sendable { let failing: Int }
+    let variables: Variables
+}
+
+/// A document the schema refuses (no such field).
+struct UnknownFieldSubscription: GraphQLSubscription {
+    static let document = "subscription Unknown { nope }"
+    struct Data: Decodable, Sendable { let nope: Int }
+}

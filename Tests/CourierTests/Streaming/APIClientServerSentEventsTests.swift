@@ -140,6 +140,36 @@ import Testing
         }
     }
 
+    @Test("whenStreamEnds: .finish: a finite stream's end ends the sequence (the incomplete tail dropped), without reconnecting")
+    func finiteStreamEnds() async throws {
+        try await withScriptedServer { server in
+            // Were it to reconnect, the second answer would give one more event.
+            try await server.script("/feed", [
+                .events(["id: 1\ndata: one\n\nevent: complete\ndata:\n\n", "data: tail"], end: .close),
+                .events(["data: again\n\n"]),
+            ])
+            let api = client(server.baseURL, retryPolicy: .never)
+            let events = try await collectEvents(api.events(for: Endpoint<Data>(path: "feed"), whenStreamEnds: .finish))
+            #expect(events == [ServerSentEvent(data: "one", id: "1"), ServerSentEvent(type: "complete", data: "", id: "1")])
+            #expect(try await server.requests(path: "/feed").count == 1)
+        }
+    }
+
+    @Test("whenStreamEnds: .finish still reconnects a broken stream (cut mid-event), then ends at the normal end")
+    func finiteStreamReconnectsWhenCut() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/feed", [
+                .events(["retry: 1\nid: 1\ndata: one\n\n", "id: 2\ndata: par"], end: .cut),
+                .events(["id: 3\ndata: three\n\n"], end: .close),
+                .events(["data: again\n\n"]),
+            ])
+            let api = client(server.baseURL, retryPolicy: .never)
+            let events = try await collectEvents(api.events(for: Endpoint<Data>(path: "feed"), whenStreamEnds: .finish))
+            #expect(events.map(\.data) == ["one", "three"])
+            #expect(try await server.requests(path: "/feed").map { $0.header("Last-Event-ID") } == [nil, "1"])
+        }
+    }
+
     @Test("a 401 refreshes the session once, then the stream opens with the new token")
     func unauthorizedRefreshes() async throws {
         try await withScriptedServer { server in

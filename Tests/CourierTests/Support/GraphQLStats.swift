@@ -15,6 +15,25 @@ struct GraphQLStats: Decodable {
     let authorizations: [String]
     /// Token refreshes answered.
     let refreshes: Int
+    /// What each route of `/<route>/graphql` saw.
+    let routes: [String: RouteStats]
+
+    /// What one route saw.
+    struct RouteStats: Decodable, Equatable {
+        /// Requests, GET and POST.
+        let requests: Int
+        /// POSTs that carried a document.
+        let documents: Int
+        /// POSTs without a document.
+        let hashOnly: Int
+        /// POSTs with a `persistedQuery` extension.
+        let persisted: Int
+    }
+
+    /// What `route` saw; zeros when it saw nothing.
+    func route(_ route: String) -> RouteStats {
+        routes[route] ?? RouteStats(requests: 0, documents: 0, hashOnly: 0, persisted: 0)
+    }
 }
 
 extension VenvServer {
@@ -22,5 +41,13 @@ extension VenvServer {
     func stats() async throws -> GraphQLStats {
         let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("__stats"))
         return try JSONDecoder().decode(GraphQLStats.self, from: data)
+    }
+
+    /// Returns once the server has started `count` runs of `field`'s resolver (the server
+    /// waits for it, up to 10 s).
+    func waitForExecutions(of field: String, count: Int) async throws {
+        var components = URLComponents(url: baseURL.appendingPathComponent("__wait"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "field", value: field), URLQueryItem(name: "count", value: String(count))]
+        _ = try await URLSession.shared.data(from: components.url!)
     }
 }

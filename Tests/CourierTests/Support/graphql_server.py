@@ -18,7 +18,19 @@ Around Strawberry, a small ASGI layer adds:
   ``fresh`` (which ``secret`` takes; any other gets ``UNAUTHENTICATED``);
 * ``GET /__stats``: what the server saw, as JSON: ``executions`` (resolver runs by field),
   ``documents`` (requests that carried a document), ``hashOnly`` (requests with only a hash),
-  ``authorizations`` (the Authorization of each ``secret`` resolution), ``refreshes``.
+  ``authorizations`` (the Authorization of each ``secret`` resolution), ``refreshes``,
+  ``routes`` (by route below: ``requests``, ``documents``, ``hashOnly``, ``persisted``);
+* ``GET /__wait?field=<name>&count=<n>``: answers once ``executions[name]`` reaches n;
+* servers as others answer, each at ``/<route>/graphql`` in front of the same schema:
+  ``ariadne`` answers a response without data as GraphQL over HTTP does
+  (``application/graphql-response+json``, status 400: Ariadne's default); ``noapq`` has no
+  persisted queries (a hash-only request is Strawberry's 400 "No GraphQL query found");
+  ``apqunsupported`` answers ``PersistedQueryNotSupported`` to any request with the extension
+  (Apollo Server with APQ off); ``postonly`` answers GET with a 405; ``html`` answers GET with
+  an HTML page (an IDE).
+
+Strawberry also serves graphql-sse (a POST with ``Accept: text/event-stream``: ``next`` and
+``complete`` events) at every route.
 """
 
 import asyncio
@@ -34,7 +46,7 @@ from typing import AsyncGenerator, List, Optional
 import strawberry
 import uvicorn
 from strawberry.asgi import GraphQL
-from strawberry.subscriptions import MULTIPART_SUBSCRIPTION_PROTOCOL
+from strawberry.subscriptions import GRAPHQL_SSE_PROTOCOL, MULTIPART_SUBSCRIPTION_PROTOCOL
 from strawberry.types import Info
 
 from scripted_server import watch_parent, watch_stdin
@@ -43,7 +55,8 @@ from scripted_server import watch_parent, watch_stdin
 logging.getLogger("strawberry.execution").setLevel(logging.CRITICAL)
 
 EXECUTIONS = Counter()
-STATS = {"documents": 0, "hashOnly": 0, "authorizations": [], "refreshes": 0}
+STATS = {"documents": 0, "hashOnly": 0, "authorizations": [], "refreshes": 0, "routes": {}}
+ROUTES = ("ariadne", "noapq", "apqunsupported", "postonly", "html")
 PERSISTED = {}
 REVIEWS = []
 
@@ -64,6 +77,15 @@ class Hero:
 
 
 HEROES = {"1": "Luke", "2": "Han", "3": "Leia"}
+
+
+def reveal(info):
+    """The secret, to the access token ``fresh`` only."""
+    authorization = info.context["request"].headers.get("authorization", "")
+    STATS["authorizations"].append(authorization)
+    if authorization != "Bearer fresh":
+        raise extension_error("the token has expired", "UNAUTHENTICATED")
+    return "42"
 
 
 def extension_error(message, code):
@@ -87,12 +109,14 @@ class Query:
 
     @strawberry.field
     def secret(self, info: Info) -> str:
-        authorization = info.context["request"].headers.get("authorization", "")
-        STATS["authorizations"].append(authorization)
         EXECUTIONS["secret"] += 1
-        if authorization != "Bearer fresh":
-            raise extension_error("the token has expired", "UNAUTHENTICATED")
-        return "42"
+        return reveal(info)
+
+    @strawberry.field
+    def maybe_secret(self, info: Info) -> Optional[str]:
+        """``secret``, nullable: its error sits beside the other fields' data."""
+        EXECUTIONS["maybeSecret"] += 1
+        return reveal(info)
 
 
 @strawberry.type
@@ -129,10 +153,18 @@ class Subscription:
         finally:
             EXECUTIONS["ticksClosed"] += 1
 
+    @strawberry.subscription
+    async def failing(self, after: int) -> AsyncGenerator[int, None]:
+        """``after`` values, then an error."""
+        for value in range(after):
+            yield value
+        raise Exception("the feed broke")
+
 
 schema = strawberry.Schema(query=Query, mutation=Mutation, subscription=Subscription)
 # Subscriptions over HTTP with Apollo's multipart protocol (off by default in Strawberry).
-graphql_app = GraphQL(schema, graphql_ide=None, subscription_protocols=(MULTIPART_SUBSCRIPTION_PROTOCOL,))
+graphql_app = GraphQL(
+    schema, graphql_ide=None, subscription_protocols=(MULTIPART_SUBSCRIPTION_PROTOCOL, GRAPHQL_SSE_PROTOCOL))
 
 
 async def read_body(receive):
@@ -151,11 +183,97 @@ async def send_json(send, status, value):
     await send({"type": "http.response.body", "body": payload})
 
 
+def route_stats(route):
+    return STATS["routes"].setdefault(route, {"requests": 0, "documents": 0, "hashOnly": 0, "persisted": 0})
+
+
+async def send_text(send, status, content_type, text, extra=()):
+    payload = text.encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", content_type), (b"content-length", str(len(payload)).encode()), *extra]})
+    await send({"type": "http.response.body", "body": payload})
+
+
+async def as_graphql_over_http(scope, receive, send):
+    """Strawberry's answer, reshaped as Ariadne's: a result without data is a 400 of
+    ``application/graphql-response+json``."""
+    start, chunks = None, []
+
+    async def capture(message):
+        nonlocal start
+        if message["type"] == "http.response.start":
+            start = message
+        else:
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                body = b"".join(chunks)
+                status = start["status"]
+                try:
+                    result = json.loads(body)
+                except ValueError:
+                    result = None
+                if isinstance(result, dict) and result.get("data") is None and result.get("errors"):
+                    status = 400
+                headers = [(k, v) for k, v in start["headers"] if k not in (b"content-type", b"content-length")]
+                headers += [(b"content-type", b"application/graphql-response+json"), (b"content-length", str(len(body)).encode())]
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+
+    return await graphql_app(scope, receive, capture)
+
+
+async def routed(route, scope, receive, send):
+    """``/<route>/graphql``: the schema as another server answers it."""
+    stats = route_stats(route)
+    stats["requests"] += 1
+    scope = {**scope, "path": "/graphql", "raw_path": b"/graphql"}
+    if scope["method"] == "GET":
+        if route == "postonly":
+            return await send_text(send, 405, b"text/plain", "Method Not Allowed", [(b"allow", b"POST")])
+        if route == "html":
+            return await send_text(send, 200, b"text/html; charset=utf-8", "<!DOCTYPE html><html><body>GraphiQL</body></html>")
+        return await graphql_app(scope, receive, send)
+    body = await read_body(receive)
+    try:
+        request = json.loads(body)
+    except ValueError:
+        request = None
+    if isinstance(request, dict):
+        stats["documents" if request.get("query") is not None else "hashOnly"] += 1
+        if (request.get("extensions") or {}).get("persistedQuery"):
+            stats["persisted"] += 1
+            if route == "apqunsupported":
+                return await send_json(send, 200, {"errors": [{
+                    "message": "PersistedQueryNotSupported", "extensions": {"code": "PERSISTED_QUERY_NOT_SUPPORTED"}}]})
+    sent = False
+
+    async def replay():
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    if route == "ariadne":
+        return await as_graphql_over_http(scope, replay, send)
+    return await graphql_app(scope, replay, send)
+
+
 async def app(scope, receive, send):
     if scope["type"] != "http":
         return await graphql_app(scope, receive, send)
     if scope["path"] == "/__stats":
         return await send_json(send, 200, {"executions": EXECUTIONS, **STATS})
+    if scope["path"] == "/__wait":
+        query = dict(pair.split("=", 1) for pair in scope["query_string"].decode().split("&") if "=" in pair)
+        for _ in range(1000):
+            if EXECUTIONS[query["field"]] >= int(query["count"]):
+                break
+            await asyncio.sleep(0.01)
+        return await send_json(send, 200, {"executions": EXECUTIONS})
+    parts = scope["path"].strip("/").split("/")
+    if len(parts) == 2 and parts[0] in ROUTES and parts[1] == "graphql":
+        return await routed(parts[0], scope, receive, send)
     if scope["path"] == "/auth/refresh":
         await read_body(receive)
         STATS["refreshes"] += 1
