@@ -167,20 +167,21 @@ struct ClientComponents: Sendable {
     private static func connectivityChildren(_ offline: OfflineComponents, _ configuration: APIClient.Configuration) -> [ChildSpec] {
         let settings = configuration.connectivity ?? .init()
         let monitor = offline.monitor
+        let probeNow = settings.probeURL.map { _ in WakeSignal() }
         let environment = NetworkMonitor.Environment(
             mailbox: monitor, current: offline.connectivity, observed: offline.observed, events: offline.connectivityEvents,
-            debounce: settings.debounce, clock: configuration.clock)
+            debounce: settings.debounce, clock: configuration.clock, probeNow: probeNow)
         var children: [ChildSpec] = [.component(mailbox: monitor) { NetworkMonitor(environment, scope: $0) }]
         if settings.watchesLink {
             children.append(ChildSpec(name: "LinkWatcher", restart: .transient) {
                 await OfflineComponents.watchLink { up in try? monitor.send(.observe(up ? .online : .offline, .link)) }
             })
         }
-        if let url = settings.probeURL {
+        if let url = settings.probeURL, let probeNow {
             let probe = ConnectivityProbe(
                 url: url, timeout: settings.probeTimeout,
                 schedule: ProbeSchedule(interval: settings.probeInterval, retryDelay: settings.probeRetryDelay),
-                transport: configuration.transport, clock: configuration.clock, monitor: monitor)
+                transport: configuration.transport, clock: configuration.clock, monitor: monitor, wake: probeNow)
             children.append(ChildSpec(name: "ConnectivityProbe") { try await probe.run() })
         }
         return children

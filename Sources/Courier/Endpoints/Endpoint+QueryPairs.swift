@@ -1,9 +1,9 @@
 import Foundation
 
 /// The initializers that take the query as a dictionary literal, `query: ["q": "swift", "page": "2"]`,
-/// sent in the order written. A `KeyValuePairs`, not a `Dictionary`: a dictionary has no order,
-/// so its URL (and the cache key filed under it) would change from run to run. A name may
-/// repeat (`["tag": "a", "tag": "b"]`); a `nil` value sends the name alone (`?flag`).
+/// sent in the order written. A `KeyValuePairs`, not a `Dictionary`: a dictionary has no order
+/// (a dictionary value is sorted by name instead, see `Endpoint+QueryDictionary.swift`). A name
+/// may repeat (`["tag": "a", "tag": "b"]`); a `nil` value sends the name alone (`?flag`).
 extension Endpoint {
     /// Creates an endpoint from a textual path with the query written as a dictionary literal,
     /// its pairs sent in order; otherwise as the initializer that takes `[URLQueryItem]`.

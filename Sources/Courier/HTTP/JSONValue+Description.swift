@@ -1,18 +1,25 @@
 extension JSONValue: CustomStringConvertible, CustomDebugStringConvertible {
     /// The value as compact JSON, object members sorted by name so the text is stable:
     /// `{"items":["a",2],"ok":true}`. Whole numbers print without a fraction (`2`, not `2.0`);
-    /// a number JSON cannot hold prints as `NaN`, `Infinity` or `-Infinity`. Nothing is
-    /// redacted: it prints the data it holds.
+    /// a number JSON cannot hold prints as `NaN`, `Infinity` or `-Infinity`. The value of a
+    /// member whose name is secret under the default ``Redaction`` (`password`, `token`,
+    /// `client_secret`, …), at any depth, prints as `"<redacted>"`: a `print` in a service's
+    /// log must not leak it. ``debugDescription`` prints everything.
     public var description: String {
         var text = ""
-        write(to: &text)
+        write(to: &text, redaction: .standard)
         return text
     }
 
-    /// The same as ``description``.
-    public var debugDescription: String { description }
+    /// The value as ``description`` prints it but with nothing redacted: the data it holds,
+    /// for local debugging (`String(reflecting:)`, `debugPrint`).
+    public var debugDescription: String {
+        var text = ""
+        write(to: &text, redaction: nil)
+        return text
+    }
 
-    private func write(to text: inout String) {
+    private func write(to text: inout String, redaction: Redaction?) {
         switch self {
         case .null: text += "null"
         case .bool(let value): text += value ? "true" : "false"
@@ -22,7 +29,7 @@ extension JSONValue: CustomStringConvertible, CustomDebugStringConvertible {
             text += "["
             for (index, value) in values.enumerated() {
                 if index > 0 { text += "," }
-                value.write(to: &text)
+                value.write(to: &text, redaction: redaction)
             }
             text += "]"
         case .object(let members):
@@ -31,7 +38,11 @@ extension JSONValue: CustomStringConvertible, CustomDebugStringConvertible {
                 if index > 0 { text += "," }
                 Self.writeString(name, to: &text)
                 text += ":"
-                members[name]?.write(to: &text)
+                if let redaction, redaction.isSecret(parameter: name) {
+                    Self.writeString(Redaction.placeholder, to: &text)
+                } else {
+                    members[name]?.write(to: &text, redaction: redaction)
+                }
             }
             text += "}"
         }

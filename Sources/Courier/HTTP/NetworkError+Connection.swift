@@ -16,10 +16,15 @@ extension NetworkError {
         /// The TCP connection was made but the TLS handshake failed: no protocol version or
         /// cipher in common, a server that does not speak TLS on that port, a handshake cut off.
         case tlsHandshake
+        /// The proxy failed, not the server: its name did not resolve, or it refused to open a
+        /// tunnel to the server (it answered `CONNECT` with an error). The host and port are
+        /// still the server's, the one the request was for; the proxy's own error (the
+        /// underlying error) names the proxy.
+        case proxy
 
         /// Whether trying again later may succeed: a refused or unreachable server may come
-        /// back (a restart, a route that returns); a name that does not resolve, or a TLS
-        /// mismatch, stays so.
+        /// back (a restart, a route that returns); a name that does not resolve, a TLS
+        /// mismatch, or a proxy that failed (its configuration or its policy), stays so.
         public var isTransient: Bool { self == .refused || self == .unreachable }
 
         /// What went wrong, in a few words: `connection refused`, `host not found`, ….
@@ -29,6 +34,7 @@ extension NetworkError {
             case .hostNotFound: "host not found"
             case .unreachable: "unreachable"
             case .tlsHandshake: "TLS handshake failed"
+            case .proxy: "the proxy failed"
             }
         }
     }

@@ -26,25 +26,34 @@ public struct Redaction: Sendable, Equatable {
     public static let defaultHeaders: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
     ]
-    /// The default header fragments: any header naming a token, secret, API key, password,
-    /// authorization, cookie or signature.
+    /// The default header fragments: any header naming a token, secret, API key, password
+    /// (`passwd`, `passphrase`), private key, authorization, cookie or signature.
     public static let defaultHeaderFragments: Set<String> = [
-        "token", "secret", "api-key", "apikey", "api_key", "password", "authorization", "cookie", "signature",
+        "token", "secret", "api-key", "apikey", "api_key", "password", "passwd", "passphrase",
+        "private-key", "privatekey", "authorization", "cookie", "signature",
     ]
     /// The default exact parameter names: OAuth's `token`, `access_token`, `refresh_token`,
     /// `id_token`, `code`, `client_secret` (also in camel case, as token endpoints write them:
-    /// `accessToken`), `password`, API keys (`api_key`, `apikey`, `key`), signed URLs' `sig` and
-    /// `signature`, session and auth tokens, and `authorization` echoed in a body.
+    /// `accessToken`), OAuth's `client_assertion`, passwords (`password`, `pwd`, `passwd`,
+    /// `passphrase`), one-time codes (`otp`), `credentials`, private keys, API keys (`api_key`,
+    /// `apikey`, `x-api-key`, `key`), signed URLs' `sig` and `signature`, session ids, session
+    /// and auth tokens, and `authorization` echoed in a body.
     public static let defaultParameters: Set<String> = [
         "token", "access_token", "refresh_token", "code", "password", "id_token", "client_secret",
-        "accesstoken", "refreshtoken", "idtoken", "clientsecret",
-        "api_key", "apikey", "api-key", "key", "sig", "signature", "authorization",
+        "accesstoken", "refreshtoken", "idtoken", "clientsecret", "client_assertion", "clientassertion",
+        "pwd", "passwd", "passphrase", "otp", "credential", "credentials",
+        "private_key", "privatekey", "private-key",
+        "api_key", "apikey", "api-key", "x-api-key", "x_api_key", "key", "sig", "signature", "authorization",
+        "sessionid", "session_id", "session-id",
         "session_token", "sessiontoken", "auth_token", "authtoken", "x-amz-security-token",
     ]
-    /// The default parameter fragments: `secret`, `password`, `signature` (`client_secret`,
-    /// `new_password`, `X-Amz-Signature`). Not `token` or `key`, which too many ordinary fields
-    /// contain (`max_tokens`, `sort_key`).
-    public static let defaultParameterFragments: Set<String> = ["secret", "password", "signature"]
+    /// The default parameter fragments: `secret`, `password`, `passwd`, `passphrase`,
+    /// `signature`, `private_key`, `privatekey` (`client_secret`, `new_password`,
+    /// `X-Amz-Signature`, `ssh_private_key`). Not `token` or `key`, which too many ordinary
+    /// fields contain (`max_tokens`, `sort_key`).
+    public static let defaultParameterFragments: Set<String> = [
+        "secret", "password", "passwd", "passphrase", "signature", "private_key", "privatekey",
+    ]
 
     /// Creates a redaction; each set defaults to the matching `default…` set above. Passing
     /// one set replaces only that set: a custom `headers` keeps the default fragments, so pass

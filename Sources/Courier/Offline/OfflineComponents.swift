@@ -46,12 +46,17 @@ struct OfflineComponents: Sendable {
     /// (published, and with no change pending), so the hot path of an online client sends
     /// nothing. A server that cannot be reached (`cannotConnect`: refused, not found,
     /// unreachable) or a connection lost says nothing: one upstream down must not take the
-    /// whole client offline (the probe and the OS link say that).
+    /// whole client offline (the probe and the OS link say that). A name not resolved or a
+    /// network unreachable, which an outage also causes, makes the monitor probe now (when
+    /// it has a probe and does not already say offline): on Linux without netlink that is the
+    /// only way a request teaches the monitor that the device went offline.
     func learn(from result: Result<HTTPResponse, NetworkError>) {
         guard learnsFromRequests else { return }
         switch result {
         case .failure(.noConnection):
             try? monitor.send(.observe(.offline, .requests))
+        case .failure(.cannotConnect(_, _, .hostNotFound, _)), .failure(.cannotConnect(_, _, .unreachable, _)):
+            if observed.value != .offline { try? monitor.send(.suspect) }
         case .success, .failure(.conflict), .failure(.serverError), .failure(.notFound), .failure(.forbidden),
              .failure(.unauthorized(.some)), .failure(.notModified):
             if connectivity.value != .online || observed.value != .online { try? monitor.send(.observe(.online, .requests)) }

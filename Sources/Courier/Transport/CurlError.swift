@@ -30,7 +30,8 @@ extension NetworkError {
     /// Courier callback aborted: that one carries its own reason).
     ///
     /// No connection made → `cannotConnect` to the URL's host and port: refused or unreachable
-    /// (by the `errno` of the connect), the name not resolved, the TLS handshake failed. The
+    /// (by the `errno` of the connect), the name not resolved, the TLS handshake failed; the
+    /// proxy's name not resolved or its handshake failed → the reason `proxy`. The
     /// connection lost before any of the response (a reset, a failed send or receive) →
     /// `connectionLost` (once part of the response has arrived, the event loop answers
     /// `malformedResponse` instead: the answer broke off). libcurl never knows that the device
@@ -41,7 +42,9 @@ extension NetworkError {
     init(curl error: CurlError, url: URL?) {
         let (host, port) = Self.destination(of: url)
         switch error.code {
-        case 5, 6: // COULDNT_RESOLVE_PROXY, COULDNT_RESOLVE_HOST
+        case 5, 97: // COULDNT_RESOLVE_PROXY, PROXY (a SOCKS or HTTPS proxy's handshake failed)
+            self = .cannotConnect(host: host, port: port, reason: .proxy, underlying: error)
+        case 6: // COULDNT_RESOLVE_HOST
             self = .cannotConnect(host: host, port: port, reason: .hostNotFound, underlying: error)
         case 7: // COULDNT_CONNECT: why is in the connect's errno
             let refused = error.systemErrorNumber == Int(ECONNREFUSED)

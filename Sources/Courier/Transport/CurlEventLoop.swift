@@ -224,9 +224,9 @@ final class CurlEventLoop: @unchecked Sendable {
         _ = courier_easy_get_long(handle.easy, CURLINFO_HTTP_CONNECTCODE, &proxyAnswer)
         if brokeOff, proxyAnswer >= 300 {
             // The proxy refused the tunnel (libcurl reports a receive error): the server was
-            // never reached, nothing was sent to it.
+            // never reached, nothing was sent to it, and it is not the one that refused.
             let (host, port) = NetworkError.destination(of: url)
-            return .failure(.cannotConnect(host: host, port: port, reason: .refused, underlying: error))
+            return .failure(.cannotConnect(host: host, port: port, reason: .proxy, underlying: error))
         }
         return .failure(NetworkError(curl: error, url: url))
     }

@@ -41,4 +41,38 @@ import Testing
             await api.shutdown()
         }
     }
+
+    @Test("a [String: String] value is sent sorted by name; a literal still goes in the order written")
+    func dictionaryValue() throws {
+        let api = client(base, transport: InMemoryTransport(always: HTTPResponse(status: 200)))
+        defer { Task { await api.shutdown() } }
+        let filters: [String: String] = ["page": "2", "q": "swift", "after": "2026-01-01", "b": "x y+z"]
+        let expected = "after=2026-01-01&b=x%20y%2Bz&page=2&q=swift"
+        let root = "https://api.example.com/api/s?"
+        #expect(try api.url(for: Endpoint<Data>(path: "search", query: filters)).absoluteString
+            == "https://api.example.com/api/search?" + expected)
+        // Every initializer takes it.
+        #expect(try api.url(for: Endpoint<Data>(path: "s", method: .post, query: filters, body: .text("t"))).absoluteString == root + expected)
+        #expect(try api.url(for: Endpoint<Data>(segments: ["s"], query: filters)).absoluteString == root + expected)
+        #expect(try api.url(for: Endpoint<EmptyResponse>(segments: ["s"], method: .put, query: filters, body: .text("t"))).absoluteString
+            == root + expected)
+        #expect(try api.url(for: Endpoint<Data>(path: "x", query: [String: String]())).absoluteString == "https://api.example.com/api/x")
+        // A literal that a dictionary could hold too is still written-order pairs (not sorted), and
+        // a repeated name in a literal is kept rather than trapping as a dictionary literal would.
+        #expect(try api.url(for: Endpoint<Data>(path: "s", query: ["z": "1", "a": "2"])).absoluteString == root + "z=1&a=2")
+        #expect(try api.url(for: Endpoint<Data>(segments: ["s"], query: ["z": "1", "a": "2"], body: .text("t"))).absoluteString == root + "z=1&a=2")
+        #expect(try api.url(for: Endpoint<Data>(path: "s", query: ["t": "1", "t": "2"])).absoluteString == root + "t=1&t=2")
+    }
+
+    @Test("the scripted server sees a dictionary's query sorted by name")
+    func dictionaryOnTheWire() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/v1/search", [.json(200, "{}")])
+            let api = client(server.baseURL, retryPolicy: .never)
+            let filters = ["q": "swift", "page": "2", "after": "2026-01-01"]
+            _ = try await api.data(for: Endpoint<Data>(path: "search", query: filters, version: .v1))
+            #expect(try await server.requests(path: "/v1/search").first?.path == "/v1/search?after=2026-01-01&page=2&q=swift")
+            await api.shutdown()
+        }
+    }
 }

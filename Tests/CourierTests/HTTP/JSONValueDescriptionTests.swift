@@ -11,7 +11,7 @@ import Testing
             {"quantity": 2, "price": 9.5, "tags": ["a", "b/c"], "gift": false, "note": null, "big": 12345678901}
             """#.utf8))
         #expect("\(value)" == #"{"big":12345678901,"gift":false,"note":null,"price":9.5,"quantity":2,"tags":["a","b/c"]}"#)
-        #expect(String(reflecting: value) == value.description)
+        #expect(String(reflecting: value) == value.description)   // nothing secret in it
         // What it prints reads back as the same value.
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data(value.description.utf8)) == value)
     }
@@ -27,5 +27,21 @@ import Testing
         #expect(JSONValue.number(-.infinity).description == "-Infinity")
         #expect(JSONValue.array([]).description == "[]")
         #expect(JSONValue.object([:]).description == "{}")
+    }
+
+    @Test("description redacts secret members at any depth; debugDescription shows them")
+    func redacted() throws {
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(#"""
+            {"user": "ada", "password": "hunter2", "auth": {"access_token": "tok1", "scopes": ["read"]},
+             "items": [{"client_secret": {"v": 1}, "id": 7}], "code": 123}
+            """#.utf8))
+        #expect(value.description == #"{"auth":{"access_token":"<redacted>","scopes":["read"]},"code":"<redacted>","#
+            + #""items":[{"client_secret":"<redacted>","id":7}],"password":"<redacted>","user":"ada"}"#)
+        #expect("\(value)" == value.description)
+        #expect(!value.description.contains("hunter2") && !value.description.contains("tok1"))
+        #expect(String(reflecting: value) == #"{"auth":{"access_token":"tok1","scopes":["read"]},"code":123,"#
+            + #""items":[{"client_secret":{"v":1},"id":7}],"password":"hunter2","user":"ada"}"#)
+        // A secret word as a value, not a name, is data like any other.
+        #expect(JSONValue.array([.string("password")]).description == #"["password"]"#)
     }
 }

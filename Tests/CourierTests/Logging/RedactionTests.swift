@@ -48,6 +48,29 @@ import Testing
             + "&page=2&sort_key=name&max_tokens=5")
     }
 
+    @Test("common secret names beyond the first list are redacted: pwd, passwd, passphrase, private keys, otp, credentials, x-api-key, session ids, client_assertion")
+    func moreSecretNames() {
+        let redaction = Redaction()
+        let names = [
+            "pwd", "passwd", "passphrase", "new_passphrase", "private_key", "privateKey", "ssh_private_key", "otp",
+            "credentials", "credential", "x-api-key", "X-API-Key", "sessionid", "sessionId", "session_id", "client_assertion",
+        ]
+        for name in names {
+            #expect(redaction.isSecret(parameter: name), "\(name)")
+            let url = URL(string: "https://api.example.com/x?\(name)=s3cret&page=2")!
+            #expect(redaction.url(url) == "https://api.example.com/x?\(name)=%3Credacted%3E&page=2")
+        }
+        #expect(redaction.body(Data(#"{"passwd":"a","client_assertion":"b","otp":123456,"user":"ada"}"#.utf8), limit: 1000)
+            == #"{"passwd":"<redacted>","client_assertion":"<redacted>","otp":"<redacted>","user":"ada"}"#)
+        for header in ["X-Passphrase", "X-Private-Key", "X-Passwd"] {
+            #expect(redaction.value(ofHeader: header, "s3cret") == Redaction.placeholder, "\(header)")
+        }
+        // Ordinary names stay visible.
+        for name in ["page", "option", "top", "keyword", "session_count", "credit"] {
+            #expect(!redaction.isSecret(parameter: name), "\(name)")
+        }
+    }
+
     @Test("a secret member's value of any type is replaced whole; an escaped name is read decoded; a JSON scalar is itself")
     func jsonValuesOfAnyType() {
         let redaction = Redaction()

@@ -56,6 +56,24 @@ import Testing
         await client.shutdown()
     }
 
+    @Test("a proxy whose name does not resolve: cannotConnect to the server asked for, reason proxy, the proxy named in the cause")
+    func proxyNotFound() async throws {
+        var configuration = CurlTransport.Configuration()
+        configuration.proxy = .url(URL(string: "http://courier-proxy.invalid:3128")!)
+        let client = client(URL(string: "http://api.courier-test.example:8080")!, transport: CurlTransport(configuration: configuration),
+                            retryPolicy: .never) { $0.security = nil }
+        let error = await failure(client)
+        guard case .cannotConnect("api.courier-test.example", 8080, .proxy, let cause)? = error else {
+            Issue.record("got \(String(describing: error))"); return
+        }
+        #expect((cause as? CurlError)?.code == 5)
+        #expect(error?.description.hasPrefix("cannotConnect api.courier-test.example:8080: the proxy failed") == true)
+        #expect("\(String(describing: cause))".contains("courier-proxy.invalid"))
+        #expect(error?.isRetryable == false)
+        expectNotOffline(error)
+        await client.shutdown()
+    }
+
     @Test("a TLS handshake with a server that does not speak TLS: cannotConnect 127.0.0.1:<port>, TLS handshake failed")
     func tlsHandshake() async throws {
         #if canImport(CCurl)

@@ -237,7 +237,7 @@ import Testing
         }
     }
 
-    @Test("a proxy that refuses CONNECT is cannotConnect to the target, not a malformed response")
+    @Test("a proxy that refuses CONNECT is cannotConnect to the target for the proxy's reason, not a malformed response")
     func aProxyRefusingConnect() async throws {
         try await withHostileServer { server in
             var configuration = CurlTransport.Configuration()
@@ -246,10 +246,12 @@ import Testing
             let error = await #expect(throws: NetworkError.self) {
                 try await proxied.send(HTTPRequest(url: URL(string: "https://courier.invalid/x")!, timeout: .seconds(10)))
             }
-            guard case .cannotConnect("courier.invalid", 443, .refused, let cause)? = error else {
+            guard case .cannotConnect("courier.invalid", 443, .proxy, let cause)? = error else {
                 Issue.record("got \(String(describing: error))"); return
             }
             #expect((cause as? CurlError)?.message.contains("CONNECT") == true)
+            #expect(error?.description.hasPrefix("cannotConnect courier.invalid:443: the proxy failed") == true)
+            #expect(error?.isRetryable == false)
             try await expectStillServes(server)
         }
     }

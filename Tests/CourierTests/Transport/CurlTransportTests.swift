@@ -220,7 +220,7 @@ import Testing
             NetworkError(curl: CurlError(code: code, message: "m", systemErrorNumber: errno), url: url)
         }
         let connects: [(Int, Int, NetworkError.ConnectFailure)] = [
-            (5, 0, .hostNotFound), (6, 0, .hostNotFound), (7, Int(ECONNREFUSED), .refused), (7, Int(ENETUNREACH), .unreachable),
+            (5, 0, .proxy), (97, 0, .proxy), (6, 0, .hostNotFound), (7, Int(ECONNREFUSED), .refused), (7, Int(ENETUNREACH), .unreachable),
             (7, Int(EHOSTUNREACH), .unreachable), (7, 0, .unreachable), (35, 0, .tlsHandshake),
         ]
         for (code, errno, expected) in connects {

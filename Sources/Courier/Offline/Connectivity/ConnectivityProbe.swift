@@ -1,8 +1,9 @@
 import Foundation
 
 /// The active source: requests the health URL on ``ProbeSchedule``'s rhythm and reports
-/// whether an answer came back (any HTTP status counts: the network works). Runs as a plain
-/// supervised task; cancelling it stops it.
+/// whether an answer came back (any HTTP status counts: the network works), and early when the
+/// monitor wakes it (a request failed as it would offline), though never sooner than
+/// `retryDelay` after the last probe. Runs as a plain supervised task; cancelling it stops it.
 struct ConnectivityProbe: Sendable {
     let url: URL
     let timeout: Duration
@@ -10,15 +11,23 @@ struct ConnectivityProbe: Sendable {
     let transport: any HTTPTransport
     let clock: any TimeSource
     let monitor: Mailbox<NetworkMonitor.Message>
+    /// Rung by the monitor to probe now.
+    let wake: WakeSignal
 
     /// Probes until cancelled (then returns normally), or until the monitor's mailbox closes.
     func run() async throws {
         var failures = 0
         while !Task.isCancelled {
+            let started = clock.now
+            wake.clear()   // this probe answers every wake so far
             let reachable = await probe()
             failures = reachable ? 0 : failures + 1
             try monitor.send(.observe(reachable ? .online : .offline, .probe))
-            do { try await clock.sleep(for: schedule.delay(afterFailures: failures)) } catch { return }
+            if await wake.wait(atMost: schedule.delay(afterFailures: failures), clock: clock) {
+                // Woken early: a burst of failed requests costs one probe per retryDelay at most.
+                let spacing = schedule.retryDelay - (clock.now - started)
+                if spacing > .zero { do { try await clock.sleep(for: spacing) } catch { return } }
+            }
         }
     }
 

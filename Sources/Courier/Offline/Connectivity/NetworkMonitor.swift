@@ -11,6 +11,10 @@ actor NetworkMonitor: Component {
     enum Message: Sendable {
         /// An observation from a source (tell).
         case observe(ConnectivityState, ConnectivitySource)
+        /// A request failed as it would were the network gone (its host's name did not resolve,
+        /// the network was unreachable), which one server's trouble causes too (tell): probe
+        /// now when a probe is configured; the state stays as it is until the probe answers.
+        case suspect
         /// The debounce timer of `generation` fired (tell, from the timer's task).
         case settle(generation: Int)
         /// The state published once every message sent before this one was handled (ask).
@@ -28,6 +32,8 @@ actor NetworkMonitor: Component {
         let events: EventBroadcaster<ConnectivityEvent>
         let debounce: Duration
         let clock: any TimeSource
+        /// Wakes the probe for a `suspect` observation; nil without a probe.
+        var probeNow: WakeSignal? = nil
     }
 
     private let environment: Environment
@@ -65,6 +71,8 @@ actor NetworkMonitor: Component {
                     try? mailbox.send(.settle(generation: generation))
                 }
             }
+        case .suspect:
+            environment.probeNow?.wake()
         case .settle(let generation):
             if let (state, source) = machine.settle(generation: generation) {
                 timer = nil

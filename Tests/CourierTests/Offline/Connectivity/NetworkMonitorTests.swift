@@ -44,6 +44,73 @@ func settledConnectivity(_ api: APIClient) async throws -> ConnectivityState {
         await api.shutdown()
     }
 
+    @Test("a name that does not resolve makes the monitor probe now (not in 30 s), and publishes nothing itself; a refusal does not")
+    func suspectProbesNow() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/health", [.status(204)])
+        let clock = ManualClock()
+        let api = client(URL(string: "http://courier-suspect.invalid")!, retryPolicy: .never, clock: clock) {
+            $0.security = nil
+            $0.connectivity = .init(
+                probeURL: server.baseURL.appendingPathComponent("health"), probeInterval: .seconds(30), probeRetryDelay: .seconds(1),
+                debounce: .zero, watchesLink: false)
+        }
+        await clock.waitForSleepers(1)
+        #expect(try await settledConnectivity(api) == .online)
+        clock.advance(by: .seconds(5))
+        #expect(try await server.requests(path: "/health").count == 1)
+
+        let failure = await #expect(throws: NetworkError.self) { try await api.data(for: Endpoint<EmptyResponse>(path: "ping")) }
+        guard case .cannotConnect(_, _, .hostNotFound, _)? = failure else { Issue.record("got \(String(describing: failure))"); return }
+        // The monitor has the suspicion (it handles its mailbox in order) and has not gone offline on it.
+        #expect(try await settledConnectivity(api) == .online)
+        await waitUntil { (try? await server.requests(path: "/health").count) == 2 }
+        await waitUntil { clock.pendingDelays == [.seconds(30)] }   // back on its rhythm
+        #expect(try await settledConnectivity(api) == .online)
+        await api.shutdown()
+
+        // A refused connection is one server's trouble: no probe.
+        let closed = try await server.switchableURL(up: false)
+        let refusing = client(closed, retryPolicy: .never, clock: clock) {
+            $0.connectivity = .init(
+                probeURL: server.baseURL.appendingPathComponent("health"), probeInterval: .seconds(30), debounce: .zero, watchesLink: false)
+        }
+        await waitUntil { (try? await server.requests(path: "/health").count) == 3 }
+        await clock.waitForSleepers(1)
+        let refused = await #expect(throws: NetworkError.self) { try await refusing.data(for: Endpoint<EmptyResponse>(path: "ping")) }
+        guard case .cannotConnect(_, _, .refused, _)? = refused else { Issue.record("got \(String(describing: refused))"); return }
+        #expect(try await settledConnectivity(refusing) == .online)
+        #expect(clock.pendingDelays == [.seconds(30)])
+        #expect(try await server.requests(path: "/health").count == 3)
+        await refusing.shutdown()
+    }
+
+    @Test("a woken probe keeps probeRetryDelay from the last one: a burst of failures costs one probe")
+    func wokenProbeIsSpaced() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/health", [.status(204)])
+        let clock = ManualClock()
+        let api = client(URL(string: "http://courier-suspect.invalid")!, retryPolicy: .never, clock: clock) {
+            $0.security = nil
+            $0.connectivity = .init(
+                probeURL: server.baseURL.appendingPathComponent("health"), probeInterval: .seconds(30), probeRetryDelay: .seconds(4),
+                debounce: .zero, watchesLink: false)
+        }
+        await clock.waitForSleepers(1)
+        #expect(try await settledConnectivity(api) == .online)
+        for _ in 0..<3 { _ = try? await api.data(for: Endpoint<EmptyResponse>(path: "ping")) }
+        _ = try await settledConnectivity(api)
+        await waitUntil { clock.pendingDelays == [.seconds(4)] }   // woken, waiting out the spacing
+        #expect(try await server.requests(path: "/health").count == 1)
+        clock.advance(by: .seconds(4))
+        await waitUntil { (try? await server.requests(path: "/health").count) == 2 }
+        await waitUntil { clock.pendingDelays == [.seconds(30)] }
+        #expect(try await server.requests(path: "/health").count == 2)
+        await api.shutdown()
+    }
+
     @Test("request outcomes: a refused connection says nothing, a response says online, the OS saying offline says offline")
     func requestOutcomes() async throws {
         let server = try await ScriptedServer.start()
