@@ -53,7 +53,8 @@ let package = Package(
             name: "CourierTests",
             dependencies: ["Courier", "CourierTesting", "OfflineWriter", "TransferChild"],
             exclude: ["Support/scripted_server.py", "Support/hostile_server.py", "Support/tls_server.py", "Support/httpbin_server.py",
-                      "Support/graphql_server.py", "Support/sqlite_locker.py"]
+                      "Support/graphql_server.py", "Support/sqlite_locker.py",
+                      "Support/websocket_peer.py", "Support/websockets_server.py"]
         ),
     ],
     swiftLanguageModes: [.v6]
