@@ -1,0 +1,92 @@
+#if canImport(CCurl)
+import Foundation
+import Testing
+@testable import Courier
+
+/// `client.webSocket` against Python's `websockets` server (PyPI), an independent
+/// implementation of RFC 6455.
+@Suite("WebSocket interop with Python's websockets")
+struct WebSocketInteropTests {
+    private func socket(_ server: VenvServer, _ path: String, _ configure: (inout WebSocketOptions) -> Void = { _ in }) async throws -> (APIClient, WebSocket) {
+        let api = client(server.baseURL, retryPolicy: .never)
+        var options = WebSocketOptions()
+        configure(&options)
+        return (api, try await api.webSocket(Endpoint<Data>(path: path), options: options))
+    }
+
+    /// `count` bytes that are not all alike.
+    private func blob(_ count: Int) -> Data {
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in 0..<count { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8) }
+        return Data(bytes)
+    }
+
+    @Test("echo of text and binary from 0 bytes to 16 MiB, sent in 1 MiB frames",
+          arguments: [0, 125, 126, 65_535, 65_536, 1 << 20, 16 << 20])
+    func echo(_ size: Int) async throws {
+        try await withWebSocketsServer { server in
+            let (api, socket) = try await socket(server, "echo")
+            let binary = blob(size)
+            let text = String(repeating: "é", count: size / 2)
+            try await socket.send(.binary(binary))
+            try await socket.send(.text(text))
+            var iterator = socket.messages.makeAsyncIterator()
+            #expect(try await iterator.next() == .binary(binary))
+            #expect(try await iterator.next() == .text(text))
+            socket.close()
+            #expect(try await iterator.next() == nil)
+            #expect(socket.closeCode == .normalClosure)
+            await api.shutdown()
+        }
+    }
+
+    @Test("fragmented both ways: small frames out, 64 KiB fragments back")
+    func fragmented() async throws {
+        try await withWebSocketsServer { server in
+            let (api, socket) = try await socket(server, "fragments") { $0.outgoingFrameSize = 4096 }
+            let binary = blob(1 << 20)
+            let text = String(repeating: "ab€", count: 100_000)
+            try await socket.send(.binary(binary))
+            try await socket.send(.text(text))
+            var iterator = socket.messages.makeAsyncIterator()
+            #expect(try await iterator.next() == .binary(binary))
+            #expect(try await iterator.next() == .text(text))
+            socket.close()
+            await api.shutdown()
+        }
+    }
+
+    @Test("many messages in flight: sends overtake reads, nothing lost or reordered")
+    func pipelined() async throws {
+        try await withWebSocketsServer { server in
+            let (api, socket) = try await socket(server, "echo") { $0.sendBufferSize = 64 * 1024; $0.receiveBufferSize = 64 * 1024 }
+            let count = 2000
+            let writer = Task {
+                for index in 0..<count { try await socket.send(.text("message \(index) " + String(repeating: "x", count: 500))) }
+            }
+            var iterator = socket.messages.makeAsyncIterator()
+            for index in 0..<count {
+                let message = try await iterator.next()
+                guard case .text(let text)? = message, text.hasPrefix("message \(index) ") else {
+                    Issue.record("message \(index): \(String(describing: message))")
+                    break
+                }
+            }
+            try await writer.value
+            socket.close()
+            await api.shutdown()
+        }
+    }
+
+    @Test("a subprotocol negotiated")
+    func subprotocol() async throws {
+        try await withWebSocketsServer { server in
+            let (api, socket) = try await socket(server, "echo") { $0.subprotocols = ["graphql-transport-ws"] }
+            #expect(socket.subprotocol == "graphql-transport-ws")
+            #expect(socket.response.headers["Sec-WebSocket-Protocol"] == "graphql-transport-ws")
+            socket.close()
+            await api.shutdown()
+        }
+    }
+}
+#endif
