@@ -43,7 +43,8 @@ extension APIClient {
         for name in options.subprotocols where !HTTPSyntax.isToken(name) {
             throw .invalidRequest("a WebSocket subprotocol must be an HTTP token: \"\(name)\"")
         }
-        let handshake = WebSocketHandshake(random: settings.random, subprotocols: options.subprotocols)
+        let handshake = WebSocketHandshake(
+            random: settings.random, subprotocols: options.subprotocols, offersCompression: options.compression)
         var callSettings = CallSettings()
         callSettings.webSocket = options
         var response = try await components.chain.send(handshake.upgradeRequest(request), options: requestOptions, settings: callSettings)

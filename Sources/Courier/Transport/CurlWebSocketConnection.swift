@@ -238,12 +238,20 @@ final class CurlWebSocketConnection: @unchecked Sendable {
             phase = .readingBody(response, remaining: min(max(0, length), bodyLimit) - body.count)
             return service(&waits)
         }
+        let chosen: (subprotocol: String?, compression: PerMessageDeflate.Parameters?)
         do {
-            _ = try handshake.validate(response)
+            chosen = try handshake.validate(response)
         } catch {
             return fail(error)
         }
-        let channel = WebSocketChannel(options: options, host: host, port: port, wake: wake)
+        var compression: PerMessageDeflate?
+        if let parameters = chosen.compression {
+            guard let made = PerMessageDeflate(parameters) else {
+                return fail(.unknown(underlying: CurlError(code: -1, message: "zlib could not start a deflate stream")))
+            }
+            compression = made
+        }
+        let channel = WebSocketChannel(options: options, compression: compression, host: host, port: port, wake: wake)
         var opened = response
         opened.upgradedConnection = channel
         self.channel = channel

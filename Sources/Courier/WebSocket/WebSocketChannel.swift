@@ -44,8 +44,13 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
     private var endActions: [@Sendable () -> Void] = []
     private var ended = false
 
-    init(options: WebSocketOptions, host: String, port: Int, wake: @escaping @Sendable () -> Void) {
-        machine = WebSocketStateMachine(maxFrameSize: max(0, options.maxFrameSize), maxMessageSize: max(0, options.maxMessageSize))
+    /// The negotiated `permessage-deflate`, if any: messages sent are compressed with it.
+    private let compression: PerMessageDeflate?
+
+    init(options: WebSocketOptions, compression: PerMessageDeflate? = nil, host: String, port: Int, wake: @escaping @Sendable () -> Void) {
+        machine = WebSocketStateMachine(
+            maxFrameSize: max(0, options.maxFrameSize), maxMessageSize: max(0, options.maxMessageSize), compression: compression)
+        self.compression = compression
         receiveLimit = max(1, options.receiveBufferSize)
         sendLimit = max(1, options.sendBufferSize)
         frameSize = max(1, options.outgoingFrameSize)
@@ -202,20 +207,30 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
     }
 
     func send(_ message: WebSocketMessage) async throws(NetworkError) {
-        let (opcode, payload): (WebSocketOpcode, Data)
+        var (opcode, payload): (WebSocketOpcode, Data)
         switch message {
         case .text(let text): (opcode, payload) = (.text, Data(text.utf8))
         case .binary(let data): (opcode, payload) = (.binary, data)
         }
         try await waitForRoom()
+        var reserved: UInt8 = 0
         try lock.withLock { () -> Result<Void, NetworkError> in
             guard machine.canSend, ending == nil, !dropNow else { return .failure(closedError()) }
+            // Compressed here, under the lock: the deflate stream's context follows the order of
+            // the messages on the wire.
+            if let compression {
+                guard let compressed = compression.compress(payload) else {
+                    return .failure(.encodingError(underlying: WebSocketProtocolError(code: .internalServerError, reason: "zlib failed to deflate")))
+                }
+                payload = compressed
+                reserved = 0b100
+            }
             // A message in frames of at most `frameSize` bytes, each masked with its own key.
             var offset = 0
             repeat {
                 let end = min(payload.count, offset + frameSize)
                 let frame = WebSocketFrame(
-                    fin: end == payload.count, opcode: offset == 0 ? opcode : .continuation,
+                    fin: end == payload.count, reserved: offset == 0 ? reserved : 0, opcode: offset == 0 ? opcode : .continuation,
                     payload: payload.subdata(in: payload.startIndex + offset..<payload.startIndex + end))
                 enqueue(frame)
                 offset = end

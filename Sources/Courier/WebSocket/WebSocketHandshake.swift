@@ -6,10 +6,13 @@ struct WebSocketHandshake: Sendable {
     /// `Sec-WebSocket-Key`: 16 random bytes, base64.
     let key: String
     let subprotocols: [String]
+    /// Whether `permessage-deflate` is offered.
+    let offersCompression: Bool
 
     static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
-    init(random: any RandomSource, subprotocols: [String]) {
+    init(random: any RandomSource, subprotocols: [String], offersCompression: Bool) {
+        self.offersCompression = offersCompression
         var bytes = [UInt8]()
         for _ in 0..<2 {
             let value = random.next()
@@ -25,6 +28,7 @@ struct WebSocketHandshake: Sendable {
             throw .invalidRequest("a WebSocket handshake needs a Sec-WebSocket-Key field")
         }
         self.key = key
+        offersCompression = (request.headers["Sec-WebSocket-Extensions"] ?? "").lowercased().contains(PerMessageDeflate.offer)
         subprotocols = (request.headers["Sec-WebSocket-Protocol"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
@@ -40,6 +44,7 @@ struct WebSocketHandshake: Sendable {
         request.headers["Sec-WebSocket-Key"] = key
         request.headers["Sec-WebSocket-Version"] = "13"
         if !subprotocols.isEmpty { request.headers["Sec-WebSocket-Protocol"] = subprotocols.joined(separator: ", ") }
+        if offersCompression { request.headers["Sec-WebSocket-Extensions"] = PerMessageDeflate.offer }
         return request
     }
 
@@ -49,9 +54,9 @@ struct WebSocketHandshake: Sendable {
     }
 
     /// Checks a 101 against the request: `Upgrade: websocket`, `Connection: Upgrade`, the
-    /// accept value, a subprotocol among those offered, no extension (none is offered).
-    /// Returns the subprotocol chosen.
-    func validate(_ response: HTTPResponse) throws(NetworkError) -> String? {
+    /// accept value, a subprotocol among those offered, `permessage-deflate` only if offered.
+    /// Returns the subprotocol and the compression chosen.
+    func validate(_ response: HTTPResponse) throws(NetworkError) -> (subprotocol: String?, compression: PerMessageDeflate.Parameters?) {
         func refuse(_ why: String) -> NetworkError { .invalidResponse("WebSocket handshake: \(why)") }
         guard let upgrade = response.headers["Upgrade"], HTTPSyntax.equalsIgnoringASCIICase(upgrade.trimmingCharacters(in: .whitespaces), "websocket") else {
             throw refuse("the 101 has no `Upgrade: websocket`")
@@ -63,12 +68,16 @@ struct WebSocketHandshake: Sendable {
         guard response.headers["Sec-WebSocket-Accept"]?.trimmingCharacters(in: .whitespaces) == Self.accept(for: key) else {
             throw refuse("Sec-WebSocket-Accept does not answer the key sent")
         }
+        var compression: PerMessageDeflate.Parameters?
         if let extensions = response.headers["Sec-WebSocket-Extensions"], !extensions.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw refuse("the server chose extensions none of which were offered: \(extensions)")
+            guard offersCompression else { throw refuse("the server chose extensions when none were offered: \(extensions)") }
+            compression = try PerMessageDeflate.negotiate(extensions).get()
         }
-        guard let chosen = response.headers["Sec-WebSocket-Protocol"]?.trimmingCharacters(in: .whitespaces), !chosen.isEmpty else { return nil }
+        guard let chosen = response.headers["Sec-WebSocket-Protocol"]?.trimmingCharacters(in: .whitespaces), !chosen.isEmpty else {
+            return (nil, compression)
+        }
         guard subprotocols.contains(chosen) else { throw refuse("the server chose subprotocol \(chosen), which was not offered") }
-        return chosen
+        return (chosen, compression)
     }
 
     /// A response head (`HTTP/1.1 101 …` to its empty line) as a response without a body; nil

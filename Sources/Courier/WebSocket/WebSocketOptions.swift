@@ -19,6 +19,10 @@ public struct WebSocketOptions: Sendable {
     /// Bytes of sent messages not yet on the wire; past this ``WebSocket/send(_:)`` waits.
     /// Default 1 MiB.
     public var sendBufferSize = 1 << 20
+    /// Whether to offer `permessage-deflate` (RFC 7692): when the server accepts, messages are
+    /// compressed both ways with zlib. Default `true`, as OkHttp. (On Apple platforms
+    /// URLSession decides; it does not compress.)
+    public var compression = true
     /// When set, a ping is sent at this interval; if the pong of one has not arrived when the
     /// next is due, the peer is taken for dead and the connection fails with
     /// ``NetworkError/timeout(_:underlying:)`` (OkHttp's rule). Default nil: no keep-alive.

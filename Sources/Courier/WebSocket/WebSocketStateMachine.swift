@@ -36,10 +36,16 @@ struct WebSocketStateMachine: Sendable {
     private var fragmentOpcode: WebSocketOpcode?
     private var fragments = Data()
     private var utf8 = UTF8Validator()
+    /// The negotiated `permessage-deflate`, and whether the message being read is compressed
+    /// (RSV1 on its first frame).
+    private let compression: PerMessageDeflate?
+    private var compressed = false
 
-    init(maxFrameSize: Int, maxMessageSize: Int) {
+    init(maxFrameSize: Int, maxMessageSize: Int, compression: PerMessageDeflate? = nil) {
         parser = WebSocketFrameParser(maxFramePayload: maxFrameSize)
+        parser.allowedReserved = compression == nil ? 0 : 0b100
         self.maxMessageSize = maxMessageSize
+        self.compression = compression
     }
 
     /// Reads `bytes` from the server; returns what to do.
@@ -101,6 +107,7 @@ struct WebSocketStateMachine: Sendable {
             fragmentOpcode = frame.opcode
             utf8 = UTF8Validator()
             fragments = Data()
+            compressed = frame.reserved & 0b100 != 0
             try append(frame, &actions)
         case .continuation:
             guard fragmentOpcode != nil else {
@@ -112,18 +119,25 @@ struct WebSocketStateMachine: Sendable {
 
     /// Adds a data frame's payload to the message; delivers it on its last frame.
     private mutating func append(_ frame: WebSocketFrame, _ actions: inout [Action]) throws(WebSocketProtocolError) {
-        guard fragments.count + frame.payload.count <= maxMessageSize else {
-            throw WebSocketProtocolError(code: .messageTooBig, reason: "a message over the limit of \(maxMessageSize) bytes")
-        }
         let isText = fragmentOpcode == .text
-        // Checked fragment by fragment: invalid text fails before the rest of it arrives.
-        if isText, !utf8.consume(frame.payload) {
-            throw WebSocketProtocolError(code: .invalidFramePayloadData, reason: "a text message that is not UTF-8")
-        }
-        if fragments.isEmpty, frame.fin {
-            fragments = frame.payload
+        let start = fragments.count
+        if compressed, let compression {
+            // Inflated frame by frame, within the limit: a small frame that inflates hugely is
+            // stopped as it inflates.
+            try compression.decompress(frame.payload, last: frame.fin, into: &fragments, limit: maxMessageSize)
         } else {
-            fragments.append(frame.payload)
+            guard fragments.count + frame.payload.count <= maxMessageSize else {
+                throw WebSocketProtocolError(code: .messageTooBig, reason: "a message over the limit of \(maxMessageSize) bytes")
+            }
+            if fragments.isEmpty, frame.fin {
+                fragments = frame.payload
+            } else {
+                fragments.append(frame.payload)
+            }
+        }
+        // Checked fragment by fragment: invalid text fails before the rest of it arrives.
+        if isText, !utf8.consume(fragments[(fragments.startIndex + start)...]) {
+            throw WebSocketProtocolError(code: .invalidFramePayloadData, reason: "a text message that is not UTF-8")
         }
         guard frame.fin else { return }
         if isText, !utf8.isComplete {

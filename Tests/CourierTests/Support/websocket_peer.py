@@ -191,7 +191,7 @@ def serve(sock):
         elif path == "/bad-accept":
             key = accept("something else")
         elif path == "/extension":
-            extra += "Sec-WebSocket-Extensions: permessage-deflate\r\n"
+            extra += "Sec-WebSocket-Extensions: x-unknown\r\n"
         sock.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                       f"Sec-WebSocket-Accept: {key}\r\n{extra}\r\n").encode())
         conn = Conn(sock, rest)

@@ -21,11 +21,12 @@ struct WebSocketInteropTests {
         return Data(bytes)
     }
 
-    @Test("echo of text and binary from 0 bytes to 16 MiB, sent in 1 MiB frames",
-          arguments: [0, 125, 126, 65_535, 65_536, 1 << 20, 16 << 20])
-    func echo(_ size: Int) async throws {
+    @Test("echo of text and binary from 0 bytes to 16 MiB, sent in 1 MiB frames, compressed or not",
+          arguments: [0, 125, 126, 65_535, 65_536, 1 << 20, 16 << 20], [true, false])
+    func echo(_ size: Int, compression: Bool) async throws {
         try await withWebSocketsServer { server in
-            let (api, socket) = try await socket(server, "echo")
+            let (api, socket) = try await socket(server, "echo") { $0.compression = compression }
+            #expect(socket.response.headers["Sec-WebSocket-Extensions"]?.hasPrefix("permessage-deflate") ?? false == compression)
             let binary = blob(size)
             let text = String(repeating: "é", count: size / 2)
             try await socket.send(.binary(binary))
@@ -40,10 +41,10 @@ struct WebSocketInteropTests {
         }
     }
 
-    @Test("fragmented both ways: small frames out, 64 KiB fragments back")
-    func fragmented() async throws {
+    @Test("fragmented both ways: small frames out, 64 KiB fragments back, compressed or not", arguments: [true, false])
+    func fragmented(compression: Bool) async throws {
         try await withWebSocketsServer { server in
-            let (api, socket) = try await socket(server, "fragments") { $0.outgoingFrameSize = 4096 }
+            let (api, socket) = try await socket(server, "fragments") { $0.outgoingFrameSize = 4096; $0.compression = compression }
             let binary = blob(1 << 20)
             let text = String(repeating: "ab€", count: 100_000)
             try await socket.send(.binary(binary))
