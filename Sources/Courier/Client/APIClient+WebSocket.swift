@@ -48,7 +48,7 @@ extension APIClient {
         var callSettings = CallSettings()
         callSettings.webSocket = options
         var response = try await components.chain.send(handshake.upgradeRequest(request), options: requestOptions, settings: callSettings)
-        guard response.status == 101, let backend = response.upgradedConnection else {
+        guard response.status == 101, let backend = response.upgradedConnection as? any WebSocketBackend else {
             response.upgradedConnection?.abort(.cancelled)
             throw NetworkError(response: response) ?? .invalidResponse("the WebSocket handshake was answered \(response.status), not 101")
         }

@@ -2,7 +2,7 @@ import Foundation
 
 /// One open WebSocket under ``WebSocket``: Courier's own framing over libcurl's socket
 /// (``WebSocketChannel``), or URLSession's task on Apple platforms.
-protocol WebSocketBackend: AnyObject, Sendable {
+protocol WebSocketBackend: UpgradedConnection {
     /// The next message; nil once the close handshake is over. Throws when the connection
     /// failed, and ``NetworkError/cancelled`` (having started the close) when the task is
     /// cancelled.
