@@ -53,6 +53,8 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     private weak var channel: WebSocketChannel?
     /// Whether the last send met a full socket buffer (then the loop waits for writability).
     private var writeBlocked = false
+    /// Where reads land, made once: the loop reads every open socket on each of its turns.
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     private let lock = Lock()
     private var continuation: CheckedContinuation<Void, Never>?
@@ -265,11 +267,15 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     /// Moves the open channel's bytes: reads while its reader has room, writes what waits.
     private func pump(_ waits: inout [curl_waitfd]) -> Int32? {
         guard let channel else { return end(nil) }
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var readBlocked = false
-        while channel.wantsToRead {
+        let easy = handle.easy
+        // A few reads a turn: one socket streaming a large message must not starve the loop's
+        // other sockets and transfers (the next turn comes at once).
+        var reads = 0
+        while channel.wantsToRead, reads < 4 {
+            reads += 1
             var count = 0
-            let code = buffer.withUnsafeMutableBytes { curl_easy_recv(handle.easy, $0.baseAddress!, $0.count, &count) }
+            let code = readBuffer.withUnsafeMutableBytes { curl_easy_recv(easy, $0.baseAddress!, $0.count, &count) }
             if code == CURLE_AGAIN {
                 readBlocked = true
                 break
@@ -277,7 +283,7 @@ final class CurlWebSocketConnection: @unchecked Sendable {
             guard code == CURLE_OK, count > 0 else {
                 return end(channel, code == CURLE_OK ? nil : .connectionLost(host: host, port: port, underlying: curlError(code)))
             }
-            buffer.withUnsafeBytes { channel.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            readBuffer.withUnsafeBytes { channel.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
         var failure: CURLcode?
         writeBlocked = false
@@ -296,7 +302,7 @@ final class CurlWebSocketConnection: @unchecked Sendable {
         if readBlocked { events |= Int16(CURL_WAIT_POLLIN) }
         if writeBlocked { events |= Int16(CURL_WAIT_POLLOUT) }
         if events != 0 { waits.append(curl_waitfd(fd: socket, events: events, revents: 0)) }
-        return 1000
+        return reads == 4 && !readBlocked && channel.wantsToRead ? 0 : 1000
     }
 
     /// Ends the connection before it opened, answering the caller with `error`.

@@ -97,7 +97,13 @@ public final class WebSocket: Sendable {
     public var closeReason: String? { backend.closeStatus?.reason }
 
     func receive() async throws(NetworkError) -> WebSocketMessage? {
-        try await backend.receive()
+        do {
+            return try await backend.receive()
+        } catch .cancelled {
+            // The channel queued a 1001 close; this starts its timeout.
+            close(.goingAway)
+            throw .cancelled
+        }
     }
 
     private func startTimer(_ body: @escaping @Sendable () async -> Void) {

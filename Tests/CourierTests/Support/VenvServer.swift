@@ -39,10 +39,10 @@ final class VenvServer: Sendable {
     }
 
     /// Starts `script` and waits until it announces its port.
-    static func start(script: String) async throws -> VenvServer {
+    static func start(script: String, arguments: [String] = []) async throws -> VenvServer {
         let python = try await TestVirtualEnvironment.python()
         do {
-            return VenvServer(server: try await PythonServerProcess.start(script: script, python: python))
+            return VenvServer(server: try await PythonServerProcess.start(script: script, arguments: arguments, python: python))
         } catch {
             throw ServerProcessError.startupFailed(
                 "\(script) did not start with \(python) (\(error)); remove \(TestVirtualEnvironment.directory.path) to have it made again")
@@ -69,9 +69,11 @@ func withGraphQLServer<T>(_ body: (VenvServer) async throws -> T) async throws -
     return try await body(server)
 }
 
-/// Runs `body` with a fresh `websockets` server and always stops it, even when `body` throws.
-func withWebSocketsServer<T>(_ body: (VenvServer) async throws -> T) async throws -> T {
-    let server = try await VenvServer.start(script: "websockets_server.py")
+/// Runs `body` with a fresh `websockets` server (over TLS with `certificates`' server chain
+/// when given) and always stops it, even when `body` throws.
+func withWebSocketsServer<T>(tls certificates: TestCertificates? = nil, _ body: (VenvServer) async throws -> T) async throws -> T {
+    let arguments = certificates.map { ["--cert", $0.serverChainFile, "--key", $0.serverKeyFile] } ?? []
+    let server = try await VenvServer.start(script: "websockets_server.py", arguments: arguments)
     defer { server.stop() }
     return try await body(server)
 }

@@ -8,9 +8,10 @@ ephemeral port, prints ``PORT <n>``, serves until stdin reaches EOF.
 * ``/fragments``: echoes every message cut into fragments of 64 KiB (one frame each).
 * Subprotocol ``graphql-transport-ws`` is chosen when offered; none otherwise.
 * Messages up to 32 MiB. ``permessage-deflate`` only if the client offers it.
+* ``--cert CHAIN --key KEY``: over TLS (wss).
 """
 
-import asyncio, os, sys, threading
+import asyncio, os, ssl, sys, threading
 
 from websockets.asyncio.server import serve
 
@@ -30,8 +31,12 @@ async def handler(ws):
 
 
 async def main():
+    context = None
+    if "--cert" in sys.argv:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[sys.argv.index("--cert") + 1], sys.argv[sys.argv.index("--key") + 1])
     async with serve(handler, "127.0.0.1", 0, select_subprotocol=select_subprotocol, max_size=32 << 20,
-                     ping_interval=None) as server:
+                     ping_interval=None, ssl=context) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"PORT {port}", flush=True)
         await asyncio.Future()

@@ -79,6 +79,38 @@ struct WebSocketInteropTests {
         }
     }
 
+    @Test("wss: the transport's extra roots and certificate pins apply to the WebSocket's TLS")
+    func secure() async throws {
+        let certificates = try TestCertificates.load()
+        try await withWebSocketsServer(tls: certificates) { server in
+            let url = URL(string: "wss://localhost:\(server.baseURL.port!)/echo")!
+            func transport(pin: String) throws -> CurlTransport {
+                var configuration = CurlTransport.Configuration()
+                configuration.proxy = .none
+                configuration.tls.extraRootsFile = certificates.rootFile
+                configuration.tls.pins = try CertificatePinner(["localhost": [pin]])
+                return CurlTransport(configuration: configuration)
+            }
+            let api = client(URL(string: "https://localhost")!, transport: try transport(pin: certificates.intermediatePin), retryPolicy: .never)
+            let socket = try await api.webSocket(url: url)
+            try await socket.send(.text("over tls"))
+            var iterator = socket.messages.makeAsyncIterator()
+            #expect(try await iterator.next() == .text("over tls"))
+            socket.close()
+            await api.shutdown()
+
+            let pinned = client(URL(string: "https://localhost")!, transport: try transport(pin: certificates.unrelatedRootPin), retryPolicy: .never)
+            do throws(NetworkError) {
+                _ = try await pinned.webSocket(url: url)
+                Issue.record("a WebSocket opened to a server whose chain has no pinned key")
+            } catch {
+                guard case .securityError(let message) = error else { Issue.record("\(error)"); return }
+                #expect(message.contains("pinning"))
+            }
+            await pinned.shutdown()
+        }
+    }
+
     @Test("a subprotocol negotiated")
     func subprotocol() async throws {
         try await withWebSocketsServer { server in
