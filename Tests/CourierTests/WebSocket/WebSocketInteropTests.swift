@@ -10,6 +10,9 @@ struct WebSocketInteropTests {
     private func socket(_ server: VenvServer, _ path: String, _ configure: (inout WebSocketOptions) -> Void = { _ in }) async throws -> (APIClient, WebSocket) {
         let api = client(server.baseURL, retryPolicy: .never)
         var options = WebSocketOptions()
+        // Not what these tests check: under ThreadSanitizer, parallel 16 MiB echoes keep the
+        // shared event loop busy for longer than the default 5 s.
+        options.closeTimeout = .seconds(120)
         configure(&options)
         return (api, try await api.webSocket(Endpoint<Data>(path: path), options: options))
     }
