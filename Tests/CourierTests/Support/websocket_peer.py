@@ -34,9 +34,12 @@ Every other path is a WebSocket handshake, then the scenario its path names:
 * ``/silent``: never answers pings, never sends; holds the connection.
 * ``/drop``: sends a text ``bye``, then closes TCP without a close frame.
 * ``/text-then-close``: sends text ``one``, ``two``, then a close 1000.
+* ``/flood?n=N&size=S``: sends N binary messages of S bytes as fast as the client takes them;
+  logs ``{"event": "stalled", "length": bytes sent}`` the first time the socket stays unwritable
+  for 1 s, and ``{"event": "sent", "length": total}`` at the end; then as /echo.
 """
 
-import base64, hashlib, json, os, socket, struct, sys, threading, time
+import base64, hashlib, json, os, select, socket, struct, sys, threading, time
 from urllib.parse import urlparse, parse_qs
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -285,6 +288,26 @@ def scenario(path, query, conn, conn_id):
     elif path == "/drop":
         conn.send_frame(0x1, b"bye")
         conn.sock.shutdown(socket.SHUT_RDWR)
+    elif path == "/flood":
+        n, size = int(query["n"]), int(query["size"])
+        head = bytes([0x82, 127]) + struct.pack("!Q", size)
+        data = (head + bytes(i % 251 for i in range(size))) * n
+        view, sent, stalled = memoryview(data), 0, False
+        conn.sock.setblocking(False)
+        while sent < len(data):
+            _, writable, _ = select.select([], [conn.sock], [], 1.0)
+            if not writable:
+                if not stalled:
+                    log(conn_id, {"event": "stalled", "length": sent})
+                    stalled = True
+                continue
+            try:
+                sent += conn.sock.send(view[sent:sent + (1 << 20)])
+            except BlockingIOError:
+                pass
+        conn.sock.setblocking(True)
+        log(conn_id, {"event": "sent", "length": sent})
+        echo(conn, conn_id)
     elif path == "/text-then-close":
         conn.send_frame(0x1, b"one")
         conn.send_frame(0x1, b"two")

@@ -127,6 +127,29 @@ struct WebSocketPeerTests {
         }
     }
 
+    @Test("read only as fast as consumed: a flooding server stalls while nobody reads, then all arrives")
+    func flood() async throws {
+        try await withWebSocketPeer { peer in
+            let (count, size) = (256, 256 * 1024)
+            let (api, socket) = try await open(peer, "/flood?n=\(count)&size=\(size)", id: "flood") { $0.receiveBufferSize = 1 << 20 }
+            // Nobody reads: the client holds its bounded buffer, the kernel's buffers fill, and
+            // the server can write no more.
+            let stall = try await peer.log("flood", waitingFor: "stalled").first { $0.event == "stalled" }
+            let stalledAt = try #require(stall?.length)
+            #expect(stalledAt < count * size / 2, "the server wrote \(stalledAt) bytes with nobody reading")
+            var iterator = socket.messages.makeAsyncIterator()
+            for index in 0..<count {
+                guard case .binary(let data)? = try await iterator.next(), data.count == size, data.first == 0 else {
+                    Issue.record("message \(index) missing or wrong")
+                    break
+                }
+            }
+            #expect(try await peer.log("flood", waitingFor: "sent").last?.length == count * (size + 10))
+            socket.close()
+            await api.shutdown()
+        }
+    }
+
     @Test("a peer that drops the TCP connection: the message before it, then connectionLost")
     func drop() async throws {
         try await withWebSocketPeer { peer in
