@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 // Courier: an actor-based network layer. No package dependencies, by design:
 // only the Swift toolchain (stdlib, Foundation/FoundationNetworking, Dispatch, Glibc) and the
-// system's SQLite, libcurl and OpenSSL, which Courier declares in its own C headers and links
+// system's SQLite, libcurl, OpenSSL and zlib, which Courier declares in its own C headers and links
 // by soname, so that no -dev package is needed to build (docs/system-libraries.md).
 import PackageDescription
 
@@ -34,9 +34,18 @@ let package = Package(
                 .linkedLibrary(":libcrypto.so.3", .when(platforms: [.linux])),
             ]
         ),
+        // The system's zlib, for WebSocket compression (permessage-deflate): on Linux declared in
+        // CZlib's headers and linked as libz.so.1; on Apple platforms the SDK's.
+        .target(
+            name: "CZlib",
+            linkerSettings: [
+                .linkedLibrary(":libz.so.1", .when(platforms: [.linux])),
+                .linkedLibrary("z", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ]
+        ),
         .target(
             name: "Courier",
-            dependencies: ["CSQLite", .target(name: "CCurl", condition: .when(platforms: [.linux]))]
+            dependencies: ["CSQLite", "CZlib", .target(name: "CCurl", condition: .when(platforms: [.linux]))]
         ),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         .executableTarget(
@@ -53,7 +62,8 @@ let package = Package(
             name: "CourierTests",
             dependencies: ["Courier", "CourierTesting", "OfflineWriter", "TransferChild"],
             exclude: ["Support/scripted_server.py", "Support/hostile_server.py", "Support/tls_server.py", "Support/httpbin_server.py",
-                      "Support/graphql_server.py", "Support/sqlite_locker.py"]
+                      "Support/graphql_server.py", "Support/sqlite_locker.py",
+                      "Support/websocket_peer.py", "Support/websockets_server.py"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -40,6 +40,13 @@ static inline CURLcode courier_easy_get_long(CURL *easy, CURLINFO info, long *va
 static inline CURLcode courier_easy_get_offset(CURL *easy, CURLINFO info, curl_off_t *value) {
     return curl_easy_getinfo(easy, info, value);
 }
+static inline CURLcode courier_easy_get_socket(CURL *easy, CURLINFO info, curl_socket_t *value) {
+    return curl_easy_getinfo(easy, info, value);
+}
+static inline CURLMcode courier_multi_set_socket_function(CURLM *multi, curl_socket_callback function, void *data) {
+    CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, function);
+    return code != CURLM_OK ? code : curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, data);
+}
 static inline CURLMcode courier_multi_set_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

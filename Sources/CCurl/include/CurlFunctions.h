@@ -18,6 +18,14 @@
 #define CURLPAUSE_SEND_CONT (0)
 #define CURLPAUSE_CONT      (CURLPAUSE_RECV_CONT|CURLPAUSE_SEND_CONT)
 #define CURLPIPE_MULTIPLEX 2L
+#define CURL_SOCKET_BAD -1
+#define CURL_WAIT_POLLIN    0x0001
+#define CURL_WAIT_POLLOUT   0x0004
+#define CURL_POLL_NONE   0
+#define CURL_POLL_IN     1
+#define CURL_POLL_OUT    2
+#define CURL_POLL_INOUT  3
+#define CURL_POLL_REMOVE 4
 
 CURLcode curl_global_init(long flags);
 const char *curl_easy_strerror(CURLcode);
@@ -31,6 +39,8 @@ CURLcode curl_easy_getinfo(CURL *curl, CURLINFO info, ...);
 void curl_easy_reset(CURL *curl);
 void curl_easy_cleanup(CURL *curl);
 CURLcode curl_easy_pause(CURL *handle, int bitmask);
+CURLcode curl_easy_recv(CURL *curl, void *buffer, size_t buflen, size_t *n);
+CURLcode curl_easy_send(CURL *curl, const void *buffer, size_t buflen, size_t *n);
 
 CURLM *curl_multi_init(void);
 CURLMcode curl_multi_setopt(CURLM *multi_handle, CURLMoption option, ...);
@@ -40,6 +50,7 @@ CURLMcode curl_multi_perform(CURLM *multi_handle, int *running_handles);
 CURLMcode curl_multi_poll(CURLM *multi_handle, struct curl_waitfd extra_fds[], unsigned int extra_nfds,
                           int timeout_ms, int *ret);
 CURLMcode curl_multi_wakeup(CURLM *multi_handle);
+CURLMcode curl_multi_timeout(CURLM *multi_handle, long *milliseconds);
 CURLMsg *curl_multi_info_read(CURLM *multi_handle, int *msgs_in_queue);
 CURLMcode curl_multi_cleanup(CURLM *multi_handle);
 

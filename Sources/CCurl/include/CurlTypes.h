@@ -174,7 +174,9 @@ typedef enum {
     CURLOPT_CONNECTTIMEOUT_MS = 156,
     CURLOPT_HTTP_CONTENT_DECODING = 158,
     CURLOPT_PIPEWAIT = 237,
-    CURLOPT_SUPPRESS_CONNECT_HEADERS = 265
+    CURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
+    CURLOPT_CONNECT_ONLY = 141,
+    CURLOPT_HTTPPROXYTUNNEL = 61
 } CURLoption;
 
 // The transfer facts Courier reads.
@@ -183,14 +185,17 @@ typedef enum {
     CURLINFO_RESPONSE_CODE = 2097154,
     CURLINFO_PRIVATE = 1048597,
     CURLINFO_HTTP_CONNECTCODE = 2097174,
-    CURLINFO_OS_ERRNO = 2097177
+    CURLINFO_OS_ERRNO = 2097177,
+    CURLINFO_ACTIVESOCKET = 5242924
 } CURLINFO;
 
 typedef enum {
     CURLMOPT_PIPELINING = 3,
     CURLMOPT_MAXCONNECTS = 6,
     CURLMOPT_MAX_HOST_CONNECTIONS = 7,
-    CURLMOPT_MAX_TOTAL_CONNECTIONS = 13
+    CURLMOPT_MAX_TOTAL_CONNECTIONS = 13,
+    CURLMOPT_SOCKETFUNCTION = 20001,
+    CURLMOPT_SOCKETDATA = 10002
 } CURLMoption;
 
 typedef enum {
@@ -233,5 +238,6 @@ struct curl_waitfd {
 typedef size_t (*curl_write_callback)(char *buffer, size_t size, size_t nitems, void *outstream);
 typedef size_t (*curl_read_callback)(char *buffer, size_t size, size_t nitems, void *instream);
 typedef int (*curl_seek_callback)(void *instream, curl_off_t offset, int origin);
+typedef int (*curl_socket_callback)(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp);
 
 #endif

@@ -26,7 +26,7 @@ struct CacheStep: Interceptor {
     private nonisolated(nonsending) func cached(_ request: HTTPRequest, _ chain: InterceptorChain) async throws(NetworkError) -> HTTPResponse {
         let (options, settings) = (chain.call.options, chain.call.settings)
         // A stream is never cached (nor answered from the cache): its body is the caller's alone.
-        if settings.stream != nil, request.method == .get { return try await chain.proceed(request) }
+        if settings.stream != nil || settings.webSocket != nil, request.method == .get { return try await chain.proceed(request) }
         guard request.method == .get || settings.readKey != nil else {
             let response = try await chain.proceed(request)
             if request.method.writes { cache.forget(.invalidate(url: request.url.absoluteString)) }

@@ -3,6 +3,9 @@
 struct CallSettings: Sendable {
     /// Set for a streamed call: its 2xx body is handed over as it arrives, never cached.
     var stream: StreamSettings?
+    /// Set for a WebSocket's handshake: the transport upgrades the connection
+    /// (``HTTPTransport/upgrade(_:webSocket:)``); never cached.
+    var webSocket: WebSocketOptions?
     /// Set for a read sent with an unsafe method (a GraphQL query `POST`ed): the cache files it
     /// under this key (coalescing identical ones), and it is retried as an idempotent request.
     var readKey: String?

@@ -24,7 +24,9 @@ struct TransportStep: Interceptor {
         let clientLimit = call.client.maxResponseBytes
         var response: HTTPResponse
         do {
-            if let stream = call.settings.stream {
+            if let webSocket = call.settings.webSocket {
+                response = try await transport.upgrade(sent, webSocket: webSocket)
+            } else if let stream = call.settings.stream {
                 response = try await streamed(sent, stream, bodyLimit: call.responseBytesLeft, clientLimit: clientLimit)
             } else {
                 response = try await transport.send(sent)

@@ -31,6 +31,9 @@ public struct HTTPResponse: Sendable {
     /// Set by the pipeline on a response whose status became a ``NetworkError``: the request it
     /// answers and its decoded error body.
     var errorContext: NetworkError.ResponseContext?
+    /// The open connection on a 101 (a WebSocket's: `HTTPTransport.upgrade`), carried from
+    /// the transport step to `APIClient.webSocket`.
+    var upgradedConnection: (any UpgradedConnection)?
 
     /// Creates a response; headers default to none and the body to empty.
     public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {

@@ -133,14 +133,57 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(CURLOPT_HTTP_CONTENT_DECODING, 0)
         }
 
+        try setConnection(origin: origin, settings: settings, http2: settings.http2, set: set, set: set)
+        if let failed {
+            throw .invalidRequest("libcurl refused option \(failed.rawValue) for this request")
+        }
+    }
+
+    /// Sets a WebSocket's connection, from a clean handle: libcurl connects (TCP, TLS with the
+    /// pins, through the proxy's tunnel) and stops there (`CURLOPT_CONNECT_ONLY`); the
+    /// handshake and the frames then go through `curl_easy_send`/`curl_easy_recv`. HTTP/1.1
+    /// only (the Upgrade is HTTP/1.1's).
+    func prepareConnectOnly(_ request: HTTPRequest, origin: HTTPOrigin?, settings: CurlSettings) throws(NetworkError) {
+        curl_easy_reset(easy)
+        tlsCheck.pointee = courier_tls_check()
+        exchange = nil
+        var failed: CURLoption?
+        func set(_ option: CURLoption, _ value: Int) {
+            if courier_easy_set_long(easy, option, value) != CURLE_OK { failed = option }
+        }
+        func set(_ option: CURLoption, _ value: String) {
+            if value.withCString({ courier_easy_set_pointer(easy, option, $0) }) != CURLE_OK { failed = option }
+        }
+        set(CURLOPT_NOSIGNAL, 1)
+        errorBuffer[0] = 0
+        if courier_easy_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer) != CURLE_OK { failed = CURLOPT_ERRORBUFFER }
+        set(CURLOPT_URL, request.url.absoluteString)
+        set(CURLOPT_CONNECT_ONLY, 1)
+        set(CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeout.wholeMilliseconds)
+        set(CURLOPT_TIMEOUT_MS, (request.timeout ?? settings.exchangeTimeout).wholeMilliseconds)
+        // Through an HTTP proxy, a CONNECT tunnel (plain `http` would otherwise be proxied as a
+        // request, which a connect-only transfer never sends).
+        set(CURLOPT_HTTPPROXYTUNNEL, 1)
+        set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        try setConnection(origin: origin, settings: settings, http2: false, set: set, set: set)
+        if let failed {
+            throw .invalidRequest("libcurl refused option \(failed.rawValue) for this WebSocket")
+        }
+    }
+
+    /// The options of the connection itself: HTTP version, TLS (version, client certificate,
+    /// pins, extra roots) and proxy.
+    private func setConnection(
+        origin: HTTPOrigin?, settings: CurlSettings, http2: Bool, set: (CURLoption, Int) -> Void, set setText: (CURLoption, String) -> Void
+    ) throws(NetworkError) {
         if origin?.scheme == "https" {
-            set(CURLOPT_HTTP_VERSION, settings.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1)
-            if settings.http2 { set(CURLOPT_PIPEWAIT, 1) }
+            set(CURLOPT_HTTP_VERSION, http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1)
+            if http2 { set(CURLOPT_PIPEWAIT, 1) }
             set(CURLOPT_SSLVERSION, settings.minimumTLSVersion)
             if let client = settings.clientCertificate {
-                set(CURLOPT_SSLCERT, client.certificateFile)
-                set(CURLOPT_SSLKEY, client.keyFile)
-                if let password = client.keyPassword { set(CURLOPT_KEYPASSWD, password) }
+                setText(CURLOPT_SSLCERT, client.certificateFile)
+                setText(CURLOPT_SSLKEY, client.keyFile)
+                if let password = client.keyPassword { setText(CURLOPT_KEYPASSWD, password) }
             }
             let pins = settings.pins.pins(for: origin?.host ?? "")
             if !pins.isEmpty || settings.extraRoots != nil {
@@ -149,11 +192,7 @@ final class CurlEasyHandle: @unchecked Sendable {
         } else {
             set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         }
-        if let proxy = settings.proxy { set(CURLOPT_PROXY, proxy) }
-
-        if let failed {
-            throw .invalidRequest("libcurl refused option \(failed.rawValue) for this request")
-        }
+        if let proxy = settings.proxy { setText(CURLOPT_PROXY, proxy) }
     }
 
     /// Appends `Name: value` to libcurl's list (`Name;`, libcurl's way to send an empty value:

@@ -20,6 +20,10 @@ final class CurlEventLoop: @unchecked Sendable {
         case cancel(CurlExchange)
         /// A streamed body's consumer caught up: the transfer reads again.
         case unpause(CurlExchange)
+        /// A WebSocket to connect and then drive (``CurlWebSocketConnection``).
+        case webSocket(CurlWebSocketConnection)
+        /// A WebSocket has something to do (frames to write, room to read, an end).
+        case nudge
     }
 
     private struct State {
@@ -38,6 +42,10 @@ final class CurlEventLoop: @unchecked Sendable {
     private var attached: [ObjectIdentifier: CurlEasyHandle] = [:]
     /// The handles of streamed responses, whose head and stall timeouts the loop checks.
     private var streaming: [ObjectIdentifier: CurlEasyHandle] = [:]
+    /// The WebSockets, each in a multi handle of its own; their sockets join the poll.
+    private var webSockets: [ObjectIdentifier: CurlWebSocketConnection] = [:]
+    /// The descriptors the WebSockets wait on, rebuilt each turn.
+    private var waits: [curl_waitfd] = []
 
     init(configuration: CurlTransport.Configuration) {
         CurlEventLoop.initializeLibcurl
@@ -101,14 +109,19 @@ final class CurlEventLoop: @unchecked Sendable {
             if stopping { break }
             curl_multi_perform(multi, &running)
             completeFinishedTransfers()
-            let wait = streaming.isEmpty ? 1000 : checkStreamTimeouts()
+            var wait = streaming.isEmpty ? 1000 : checkStreamTimeouts()
+            waits.removeAll(keepingCapacity: true)
+            if !webSockets.isEmpty { wait = min(wait, serviceWebSockets()) }
             let sleep = state.withLock { state -> Bool in
                 state.sleeping = state.commands.isEmpty
                 return state.sleeping
             }
             if sleep {
                 // libcurl waits less when one of its own timers (a timeout) is due sooner.
-                curl_multi_poll(multi, nil, 0, wait, nil)
+                let count = UInt32(waits.count)
+                waits.withUnsafeMutableBufferPointer { waits in
+                    _ = curl_multi_poll(multi, count == 0 ? nil : waits.baseAddress, count, wait, nil)
+                }
             }
         }
         shutDown()
@@ -116,6 +129,10 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private func handle(_ command: Command) {
         switch command {
+        case .webSocket(let connection):
+            if connection.begin() { webSockets[ObjectIdentifier(connection)] = connection }
+        case .nudge:
+            break
         case .add(let handle):
             guard let exchange = handle.exchange, !exchange.isAnswered else {
                 release(handle)
@@ -149,6 +166,20 @@ final class CurlEventLoop: @unchecked Sendable {
             // libcurl delivers the bytes it held back from inside this call.
             curl_easy_pause(handle.easy, CURLPAUSE_CONT)
         }
+    }
+
+    /// Moves every WebSocket's bytes and gathers the descriptors they wait on; returns the
+    /// longest wait (milliseconds).
+    private func serviceWebSockets() -> Int32 {
+        var wait: Int32 = 1000
+        for (key, connection) in webSockets {
+            if let next = connection.service(&waits) {
+                wait = min(wait, next)
+            } else {
+                webSockets[key] = nil
+            }
+        }
+        return wait
     }
 
     /// Ends every streamed transfer whose head is late, or whose body has not moved for its
@@ -256,6 +287,9 @@ final class CurlEventLoop: @unchecked Sendable {
             defer { state.commands.removeAll() }
             return state.commands
         }
+        for case .webSocket(let connection) in queued { connection.shutDown() }
+        for connection in webSockets.values { connection.shutDown() }
+        webSockets = [:]
         for case .add(let handle) in queued {
             handle.exchange?.complete(.failure(.cancelled))
             release(handle)

@@ -69,6 +69,36 @@ public final class CurlTransport: HTTPTransport {
         return (head, body)
     }
 
+    /// Opens a WebSocket: libcurl connects (TLS, pins, proxy tunnel), then the loop writes the
+    /// Upgrade request and reads the answer; see ``HTTPTransport/upgrade(_:webSocket:)``. The
+    /// socket is then driven by the transport's event loop: no thread of its own.
+    public func upgrade(_ request: HTTPRequest, webSocket options: WebSocketOptions) async throws(NetworkError) -> HTTPResponse {
+        try request.validate()
+        if Task.isCancelled { throw .cancelled }
+        guard let origin = request.origin, origin.scheme == "http" || origin.scheme == "https" else {
+            throw .invalidURL("a WebSocket opens over http or https (ws or wss): \(request.url.absoluteString)")
+        }
+        let handshake = try WebSocketHandshake(request: request)
+        let loop = self.loop
+        guard let connection = CurlWebSocketConnection(
+            request: request, handshake: handshake, options: options, maxHeadBytes: settings.maxHeaderBytes,
+            wake: { loop.submit(.nudge) })
+        else {
+            throw .unknown(underlying: CurlError(code: 27, message: "libcurl could not make a handle"))
+        }
+        try connection.handle.prepareConnectOnly(request, origin: origin, settings: settings)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if connection.start(continuation), !loop.submit(.webSocket(connection)) {
+                    connection.answer(.failure(.cancelled))
+                }
+            }
+        } onCancel: {
+            if connection.answer(.failure(.cancelled)) { loop.submit(.nudge) }
+        }
+        return try connection.takeAnswer().get()
+    }
+
     /// Runs `exchange` for the validated `request` until the loop answers it.
     private func perform(_ request: HTTPRequest, _ exchange: CurlExchange) async throws(NetworkError) -> HTTPResponse {
         if Task.isCancelled { throw .cancelled }

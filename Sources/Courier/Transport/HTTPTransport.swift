@@ -29,9 +29,22 @@ public protocol HTTPTransport: Sendable {
     /// implementation, for transports that cannot stream, receives the whole response with
     /// ``send(_:)`` and hands its body over as one chunk.
     func stream(_ request: HTTPRequest, stallTimeout: Duration) async throws(NetworkError) -> (HTTPResponse, ResponseBytes)
+
+    /// Performs a WebSocket opening handshake (RFC 6455 §4): `request` is the HTTP/1.1 Upgrade
+    /// request, its `Sec-WebSocket-*` fields set. Returns the server's answer: on a valid 101
+    /// the WebSocket is open on it (framed as `options` say); any other status comes back as
+    /// a response, its body read, so that the chain's steps (the 401 renewal) decide. The
+    /// default implementation, for transports without WebSockets, throws
+    /// ``NetworkError/invalidRequest(_:)``.
+    func upgrade(_ request: HTTPRequest, webSocket options: WebSocketOptions) async throws(NetworkError) -> HTTPResponse
 }
 
 extension HTTPTransport {
+    /// Throws ``NetworkError/invalidRequest(_:)``: this transport opens no WebSockets.
+    public func upgrade(_ request: HTTPRequest, webSocket options: WebSocketOptions) async throws(NetworkError) -> HTTPResponse {
+        throw .invalidRequest("\(type(of: self)) cannot open WebSockets")
+    }
+
     /// Sends the request with ``send(_:)`` and hands the body over as one chunk.
     public func stream(_ request: HTTPRequest, stallTimeout: Duration) async throws(NetworkError) -> (HTTPResponse, ResponseBytes) {
         var response = try await send(request)

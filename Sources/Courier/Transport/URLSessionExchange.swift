@@ -110,7 +110,7 @@ final class URLSessionExchange: @unchecked Sendable {
 
     /// Courier's response from Foundation's. On Linux `allHeaderFields` is a dictionary, so
     /// repeated fields (two `Set-Cookie`) arrive already joined into one with ", ".
-    private static func convert(_ response: HTTPURLResponse, body: Data) -> HTTPResponse {
+    static func convert(_ response: HTTPURLResponse, body: Data) -> HTTPResponse {
         var headers = HTTPHeaders()
         for (name, value) in response.allHeaderFields {
             headers.add(name: String(describing: name), value: String(describing: value))

@@ -61,6 +61,13 @@ public final class URLSessionTransport: HTTPTransport {
         session.invalidateAndCancel()
     }
 
+    #if canImport(Darwin)
+    /// A WebSocket task on this transport's session (its pins apply).
+    func webSocketTask(with request: URLRequest) -> URLSessionWebSocketTask {
+        session.webSocketTask(with: request)
+    }
+    #endif
+
     /// A body stream's bytes, read whole on a Dispatch thread (a reader may block on a file; it
     /// must not on the cooperative pool). FoundationNetworking has no streamed upload that
     /// Courier can bound, so the body is held in memory.

@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The Python virtual environment of httpbin and Strawberry (``VenvServer``'s servers), at
+/// The Python virtual environment of httpbin, Strawberry and websockets (``VenvServer``'s servers), at
 /// `<package root>/.build/venv`, made by the tests themselves on first use: pinned versions,
 /// once per run.
 ///
@@ -20,7 +20,7 @@ import Darwin
 /// `$COURIER_HTTPBIN_PYTHON` names an interpreter to use instead (nothing is made).
 enum TestVirtualEnvironment {
     /// The packages, as `.ci/run` and the README pin them.
-    static let packages = ["httpbin==0.10.4", "strawberry-graphql==0.341.2", "uvicorn==0.54.0", "starlette==1.10.0"]
+    static let packages = ["httpbin==0.10.4", "strawberry-graphql==0.341.2", "uvicorn==0.54.0", "starlette==1.10.0", "websockets==17.4"]
 
     /// The environment's directory.
     static var directory: URL { VenvServer.packageRoot.appendingPathComponent(".build/venv") }

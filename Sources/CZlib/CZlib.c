@@ -1,0 +1,1 @@
+// A target needs one source file; CZlib is its headers.

@@ -1,0 +1,60 @@
+import Foundation
+
+extension APIClient {
+    /// Opens a WebSocket to `endpoint`'s URL (from the base URL, as every endpoint's) and
+    /// returns it open.
+    ///
+    /// ```swift
+    /// var options = WebSocketOptions()
+    /// options.subprotocols = ["graphql-transport-ws"]
+    /// let socket = try await client.webSocket(Endpoint<Data>(path: "graphql"), options: options)
+    /// ```
+    ///
+    /// The handshake passes the client's chain as a request does: your interceptors, the
+    /// security guard (`https`, that is `wss`; plain `http`/`ws` only to loopback or allowed
+    /// hosts), auth (a 401 renews the session's token and the handshake is sent again), logging,
+    /// admission, retries, the endpoint's timeout; never the cache or the offline queue. Over
+    /// ``CurlTransport`` the transport's TLS settings, pins and proxy apply; on Apple platforms
+    /// URLSession's WebSocket task runs it.
+    /// - Throws: as ``send(_:)`` for an answer other than 101 (`unauthorized`, `notFound`, …);
+    ///   ``NetworkError/invalidResponse(_:)`` for a 101 that does not complete the handshake
+    ///   (its accept key, a subprotocol not offered).
+    public func webSocket<Value>(_ endpoint: Endpoint<Value>, options: WebSocketOptions = WebSocketOptions()) async throws(NetworkError) -> WebSocket {
+        try await webSocket(for: try makeRequest(endpoint.untyped), requestOptions: endpoint.options, options: options)
+    }
+
+    /// Opens a WebSocket to an absolute `ws`, `wss`, `http` or `https` URL, through the
+    /// client's chain as ``webSocket(_:options:)`` does.
+    public func webSocket(url: URL, headers: HTTPHeaders = [:], options: WebSocketOptions = WebSocketOptions()) async throws(NetworkError) -> WebSocket {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme?.lowercased() else {
+            throw .invalidURL(url.absoluteString)
+        }
+        switch scheme {
+        case "ws", "http": components.scheme = "http"
+        case "wss", "https": components.scheme = "https"
+        default: throw .invalidURL("a WebSocket URL is ws, wss, http or https: \(url.absoluteString)")
+        }
+        guard let httpURL = components.url, components.host?.isEmpty == false else { throw .invalidURL(url.absoluteString) }
+        return try await webSocket(for: HTTPRequest(url: httpURL, headers: headers), requestOptions: RequestOptions(), options: options)
+    }
+
+    private func webSocket(for request: HTTPRequest, requestOptions: RequestOptions, options: WebSocketOptions) async throws(NetworkError) -> WebSocket {
+        let settings = components.chain.settings
+        for name in options.subprotocols where !HTTPSyntax.isToken(name) {
+            throw .invalidRequest("a WebSocket subprotocol must be an HTTP token: \"\(name)\"")
+        }
+        let handshake = WebSocketHandshake(
+            random: settings.random, subprotocols: options.subprotocols, offersCompression: options.compression)
+        var callSettings = CallSettings()
+        callSettings.webSocket = options
+        var response = try await components.chain.send(handshake.upgradeRequest(request), options: requestOptions, settings: callSettings)
+        guard response.status == 101, let backend = response.upgradedConnection as? any WebSocketBackend else {
+            response.upgradedConnection?.abort(.cancelled)
+            throw NetworkError(response: response) ?? .invalidResponse("the WebSocket handshake was answered \(response.status), not 101")
+        }
+        response.upgradedConnection = nil
+        let subprotocol = response.headers["Sec-WebSocket-Protocol"]?.trimmingCharacters(in: .whitespaces)
+        return WebSocket(response: response, subprotocol: subprotocol?.isEmpty == false ? subprotocol : nil, backend: backend,
+                         options: options, clock: settings.clock, random: settings.random)
+    }
+}

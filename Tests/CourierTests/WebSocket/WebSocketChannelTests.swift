@@ -1,0 +1,115 @@
+import CourierTesting
+import Foundation
+import Testing
+@testable import Courier
+
+/// The channel between the tasks and the I/O thread, driven here by hand as the event loop
+/// drives it: what it asks to read, what it gives to write.
+@Suite("WebSocketChannel")
+struct WebSocketChannelTests {
+    private typealias Frames = WebSocketFrameParserTests
+
+    private func channel(_ configure: (inout WebSocketOptions) -> Void = { _ in }, wakes: Locked<Int> = Locked(0)) -> WebSocketChannel {
+        var options = WebSocketOptions()
+        configure(&options)
+        let channel = WebSocketChannel(options: options, host: "127.0.0.1", port: 1, wake: { wakes.withLock { $0 += 1 } })
+        channel.useRandom(SeededRandomSource(seed: 7))
+        return channel
+    }
+
+    /// Everything waiting to be written.
+    private func drain(_ channel: WebSocketChannel) -> [UInt8] {
+        var written: [UInt8] = []
+        channel.withPendingOutput { bytes in
+            written += bytes
+            return bytes.count
+        }
+        return written
+    }
+
+    /// The frames in `bytes` as the server would read them: unmasked, with whether each was masked.
+    private func clientFrames(_ bytes: [UInt8]) -> [(opcode: UInt8, fin: Bool, masked: Bool, payload: [UInt8])] {
+        var frames: [(UInt8, Bool, Bool, [UInt8])] = []
+        var index = 0
+        while index < bytes.count {
+            let fin = bytes[index] & 0x80 != 0, opcode = bytes[index] & 0x0F
+            let masked = bytes[index + 1] & 0x80 != 0
+            var length = Int(bytes[index + 1] & 0x7F)
+            index += 2
+            if length == 126 {
+                length = Int(bytes[index]) << 8 | Int(bytes[index + 1])
+                index += 2
+            } else if length == 127 {
+                length = bytes[index..<(index + 8)].reduce(0) { $0 << 8 | Int($1) }
+                index += 8
+            }
+            let key = masked ? Array(bytes[index..<(index + 4)]) : [0, 0, 0, 0]
+            if masked { index += 4 }
+            let payload = bytes[index..<(index + length)].enumerated().map { $0.element ^ key[$0.offset % 4] }
+            index += length
+            frames.append((opcode, fin, masked, payload))
+        }
+        return frames
+    }
+
+    @Test("sends are masked, cut into frames, and wait while the send buffer is full")
+    func sendBackpressure() async throws {
+        let channel = channel { $0.sendBufferSize = 100; $0.outgoingFrameSize = 64; $0.compression = false }
+        try await channel.send(.binary(Data(repeating: 1, count: 150)))   // room: queued at once, over the limit
+        let second = Task { try await channel.send(.text("second")) }
+        // Only the first message can be waiting: the second is held until there is room.
+        let first = clientFrames(drain(channel))
+        #expect(first.map(\.opcode) == [2, 0, 0])
+        #expect(first.map(\.fin) == [false, false, true])
+        #expect(first.allSatisfy { $0.masked })
+        #expect(first.flatMap(\.payload) == [UInt8](repeating: 1, count: 150))
+        try await second.value
+        let next = clientFrames(drain(channel))
+        #expect(next.count == 1 && next[0].payload == Array("second".utf8) && next[0].masked)
+    }
+
+    @Test("the socket is read only while the reader's buffer has room; reading makes room and wakes the loop")
+    func receiveBound() async throws {
+        let wakes = Locked(0)
+        let channel = channel({ $0.receiveBufferSize = 10 }, wakes: wakes)
+        #expect(channel.wantsToRead)
+        let bytes = Frames.frame(0x2, [UInt8](repeating: 1, count: 8)) + Frames.frame(0x2, [UInt8](repeating: 2, count: 8))
+        bytes.withUnsafeBytes { channel.received($0) }
+        #expect(!channel.wantsToRead)
+        let before = wakes.withLock { $0 }
+        #expect(try await channel.receive() == .binary(Data(repeating: 1, count: 8)))
+        #expect(channel.wantsToRead)
+        #expect(wakes.withLock { $0 } == before + 1)
+        #expect(try await channel.receive() == .binary(Data(repeating: 2, count: 8)))
+    }
+
+    @Test("a ping is answered before any task reads; the peer's close ends the reader and the socket")
+    func pingAndClose() async throws {
+        let channel = channel()
+        let bytes = Frames.frame(0x9, Array("are you there".utf8)) + Frames.frame(0x8, [0x03, 0xE8] + Array("bye".utf8))
+        bytes.withUnsafeBytes { channel.received($0) }
+        let written = clientFrames(drain(channel))
+        #expect(written.map(\.opcode) == [0xA, 0x8])
+        #expect(written[0].payload == Array("are you there".utf8))
+        #expect(written[1].payload == [0x03, 0xE8])
+        #expect(channel.shouldDrop)
+        #expect(try await channel.receive() == nil)
+        #expect(channel.closeStatus?.code == .normalClosure && channel.closeStatus?.reason == "bye")
+    }
+
+    @Test("a reader waiting when the socket drops gets connectionLost; a sender then fails")
+    func dropped() async throws {
+        let channel = channel()
+        let reader = Task { () -> NetworkError? in
+            do throws(NetworkError) {
+                _ = try await channel.receive()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        channel.socketEnded()
+        guard case .connectionLost? = await reader.value else { Issue.record("the reader did not see the drop"); return }
+        await #expect(throws: NetworkError.self) { try await channel.send(.text("late")) }
+    }
+}
