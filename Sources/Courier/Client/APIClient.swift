@@ -58,9 +58,9 @@ public final class APIClient: Sendable {
             signedOut: { [cache = components.cache] identity in cache?.forget(.dropIdentity(identity)) },
             clearCookies: { [store = components.cookies, cache = components.cache] () async throws(NetworkError) in
                 guard let store, store.clearsOnSignOut else { return }
-                try await ClientCookies(store: store, cache: cache).clear()
+                try await ClientCookies(store: store, cleared: { cache?.forget(.dropCookies) }).clear()
             })
-        cookies = ClientCookies(store: components.cookies, cache: components.cache)
+        cookies = ClientCookies(store: components.cookies, cleared: { [cache = components.cache] in cache?.forget(.dropCookies) })
         cache = ClientCache(handle: components.cache, events: components.cacheEvents, requests: requests)
         graphQL = ClientGraphQL(chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache)
         offline = ClientOfflineQueue(

@@ -8,8 +8,9 @@ import Foundation
 /// group; see ``APIClient``).
 public struct ClientCookies: Sendable {
     let store: CookieStore?
-    /// The response cache, whose entries for requests that carried cookies go with them.
-    let cache: Cache.Handle?
+    /// Run when the cookies are cleared: the cache's entries for requests that carried cookies
+    /// go with them (wired by the client, so that Cookies/ does not depend on Cache/).
+    let cleared: @Sendable () -> Void
 
     /// Every cookie kept and not expired, in the order they would be sent (longest path first,
     /// then oldest).
@@ -64,7 +65,7 @@ public struct ClientCookies: Sendable {
     public func clear() async throws(NetworkError) {
         let store = try jar()
         // After the jar is empty, so that no request files a new entry under the old cookies.
-        defer { cache?.forget(.dropCookies) }
+        defer { cleared() }
         try await store.change { (jar: inout CookieJar, _) throws(CookieRefusal) in jar.removeAll() }
     }
 
