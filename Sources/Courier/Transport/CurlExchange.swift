@@ -7,12 +7,12 @@ import Foundation
 ///
 /// Threads: the caller makes it and hands it to the event loop; from then on libcurl's
 /// callbacks and the loop read and write the response fields, on the loop's thread only. The
-/// caller is answered exactly once, under `lock`, by whichever comes first: the loop (the
+/// caller is answered exactly once (``TransportAnswer``), by whichever comes first: the loop (the
 /// response, or the failure), or the caller's own cancellation.
 final class CurlExchange: @unchecked Sendable {
     // Invariant: the `let`s are set before the exchange is shared. The response fields, the
     // body reader and `handle` are touched only on the event loop's thread (libcurl's callbacks
-    // run there). `continuation` and `answered` only under `lock`.
+    // run there). The answer only under its lock (`pendingAnswer`).
     let isHead: Bool
     let limit: Int
     let maxHeaderBytes: Int
@@ -55,12 +55,7 @@ final class CurlExchange: @unchecked Sendable {
     private var pending = Data()
     private var bytesRead = 0
 
-    private let lock = Lock()
-    /// The caller, waiting to be woken once the answer is recorded.
-    private var continuation: CheckedContinuation<Void, Never>?
-    private var answered = false
-    /// The answer until the caller takes it (``takeAnswer()``).
-    private var result: Result<HTTPResponse, NetworkError>?
+    private let pendingAnswer = Locked(TransportAnswer())
 
     init(request: HTTPRequest, maxHeaderBytes: Int, decodes: Bool, headTimeout: Duration = .zero, stallTimeout: Duration = .zero) {
         self.headTimeout = headTimeout
@@ -77,11 +72,7 @@ final class CurlExchange: @unchecked Sendable {
     /// Stores the caller's continuation; returns `false` (having woken it) if the exchange was
     /// already answered, e.g. cancelled before it started.
     func start(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
-        let known = lock.withLock { () -> Bool in
-            if !answered { self.continuation = continuation }
-            return answered
-        }
-        guard known else { return true }
+        if pendingAnswer.withLock({ $0.wait(continuation) }) { return true }
         continuation.resume()
         return false
     }
@@ -90,15 +81,9 @@ final class CurlExchange: @unchecked Sendable {
     /// this call answered it.
     @discardableResult
     func answer(_ result: Result<HTTPResponse, NetworkError>) -> Bool {
-        let (first, continuation) = lock.withLock { () -> (Bool, CheckedContinuation<Void, Never>?) in
-            guard !answered else { return (false, nil) }
-            answered = true
-            self.result = result
-            defer { self.continuation = nil }
-            return (true, self.continuation)
-        }
-        continuation?.resume()
-        return first
+        let (recorded, caller) = pendingAnswer.withLock { $0.answer(result) }
+        caller?.resume()
+        return recorded
     }
 
     /// The answer, once the caller was woken. Read under the lock it was recorded under, not
@@ -106,10 +91,7 @@ final class CurlExchange: @unchecked Sendable {
     /// answering (a streamed body's source) before the caller reads it, as ThreadSanitizer
     /// sees it.
     func takeAnswer() -> Result<HTTPResponse, NetworkError> {
-        lock.withLock {
-            defer { result = nil }
-            return result ?? .failure(.cancelled)
-        }
+        pendingAnswer.withLock { $0.take() }
     }
 
     /// The transfer ended with `result`: answers the caller if the head did not already, and
@@ -124,7 +106,7 @@ final class CurlExchange: @unchecked Sendable {
     }
 
     /// Whether the caller has been answered (so the transfer is no longer wanted).
-    var isAnswered: Bool { lock.withLock { answered } }
+    var isAnswered: Bool { pendingAnswer.withLock { $0.isAnswered } }
 
     // MARK: libcurl's callbacks (the loop's thread)
 

@@ -16,7 +16,7 @@ import Foundation
 final class CurlWebSocketConnection: @unchecked Sendable {
     // Invariant: the `let`s are set before the connection is shared. Everything else but the
     // answer is touched only on the loop's thread (the socket callback runs there, inside
-    // `curl_multi_perform`). The answer (`continuation`, `answered`, `result`) only under `lock`.
+    // `curl_multi_perform`). The answer only under its lock (`pendingAnswer`).
     private enum Phase {
         case connecting
         case writingRequest
@@ -56,10 +56,7 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     /// Where reads land, made once: the loop reads every open socket on each of its turns.
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
-    private let lock = Lock()
-    private var continuation: CheckedContinuation<Void, Never>?
-    private var answered = false
-    private var result: Result<HTTPResponse, NetworkError>?
+    private let pendingAnswer = Locked(TransportAnswer())
 
     init?(request: HTTPRequest, handshake: WebSocketHandshake, options: WebSocketOptions, maxHeadBytes: Int, wake: @escaping @Sendable () -> Void) {
         guard let handle = CurlEasyHandle(), let multi = curl_multi_init() else { return nil }
@@ -83,36 +80,23 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     // MARK: Answering the caller (any thread)
 
     func start(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
-        let known = lock.withLock { () -> Bool in
-            if !answered { self.continuation = continuation }
-            return answered
-        }
-        guard known else { return true }
+        if pendingAnswer.withLock({ $0.wait(continuation) }) { return true }
         continuation.resume()
         return false
     }
 
     @discardableResult
     func answer(_ result: Result<HTTPResponse, NetworkError>) -> Bool {
-        let (first, continuation) = lock.withLock { () -> (Bool, CheckedContinuation<Void, Never>?) in
-            guard !answered else { return (false, nil) }
-            answered = true
-            self.result = result
-            defer { self.continuation = nil }
-            return (true, self.continuation)
-        }
-        continuation?.resume()
-        return first
+        let (recorded, caller) = pendingAnswer.withLock { $0.answer(result) }
+        caller?.resume()
+        return recorded
     }
 
     func takeAnswer() -> Result<HTTPResponse, NetworkError> {
-        lock.withLock {
-            defer { result = nil }
-            return result ?? .failure(.cancelled)
-        }
+        pendingAnswer.withLock { $0.take() }
     }
 
-    private var isAnswered: Bool { lock.withLock { answered } }
+    private var isAnswered: Bool { pendingAnswer.withLock { $0.isAnswered } }
 
     // MARK: The loop's thread
 
