@@ -204,9 +204,10 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
     func keyInProgressAfterStop() async throws {
         let server = try await ScriptedServer.start()
         defer { server.stop() }
-        // Long enough that the resend arrives while the first send is in progress, even under TSan;
-        // the server forgets a key it could not answer, so the last replay is served afresh.
-        try await server.script("/notes", [ScriptedResponse.json(201, "{}").with(delay: 5), .json(201, "{}")])
+        // Long enough that the resend arrives while the first send is in progress, even under TSan
+        // beside the whole suite (5 s was not; 20 s changed what the drain saw); the server forgets a key it could not answer, so
+        // the last replay is served afresh.
+        try await server.script("/notes", [ScriptedResponse.json(201, "{}").with(delay: 8), .json(201, "{}")])
         let clock = ManualClock()
         let api = offlineClient(server.baseURL, clock: clock)
         let events = api.offline.events()
