@@ -72,18 +72,14 @@ final class CurlExchange: @unchecked Sendable {
     /// Stores the caller's continuation; returns `false` (having woken it) if the exchange was
     /// already answered, e.g. cancelled before it started.
     func start(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
-        if pendingAnswer.withLock({ $0.wait(continuation) }) { return true }
-        continuation.resume()
-        return false
+        pendingAnswer.start(continuation)
     }
 
     /// Records `result` and wakes the caller unless it was answered already; returns whether
     /// this call answered it.
     @discardableResult
     func answer(_ result: Result<HTTPResponse, NetworkError>) -> Bool {
-        let (recorded, caller) = pendingAnswer.withLock { $0.answer(result) }
-        caller?.resume()
-        return recorded
+        pendingAnswer.answer(result)
     }
 
     /// The answer, once the caller was woken. Read under the lock it was recorded under, not
@@ -91,7 +87,7 @@ final class CurlExchange: @unchecked Sendable {
     /// answering (a streamed body's source) before the caller reads it, as ThreadSanitizer
     /// sees it.
     func takeAnswer() -> Result<HTTPResponse, NetworkError> {
-        pendingAnswer.withLock { $0.take() }
+        pendingAnswer.take()
     }
 
     /// The transfer ended with `result`: answers the caller if the head did not already, and

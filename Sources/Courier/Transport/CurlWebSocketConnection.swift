@@ -80,20 +80,16 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     // MARK: Answering the caller (any thread)
 
     func start(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
-        if pendingAnswer.withLock({ $0.wait(continuation) }) { return true }
-        continuation.resume()
-        return false
+        pendingAnswer.start(continuation)
     }
 
     @discardableResult
     func answer(_ result: Result<HTTPResponse, NetworkError>) -> Bool {
-        let (recorded, caller) = pendingAnswer.withLock { $0.answer(result) }
-        caller?.resume()
-        return recorded
+        pendingAnswer.answer(result)
     }
 
     func takeAnswer() -> Result<HTTPResponse, NetworkError> {
-        pendingAnswer.withLock { $0.take() }
+        pendingAnswer.take()
     }
 
     private var isAnswered: Bool { pendingAnswer.withLock { $0.isAnswered } }

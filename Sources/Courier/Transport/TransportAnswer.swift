@@ -37,3 +37,27 @@ struct TransportAnswer {
         return result ?? .failure(.cancelled)
     }
 }
+
+extension Locked where Value == TransportAnswer {
+    /// Keeps the caller's continuation; returns `false` (having woken it) when the answer is
+    /// already there, e.g. a cancellation before the transfer started.
+    func start(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
+        if withLock({ $0.wait(continuation) }) { return true }
+        continuation.resume()
+        return false
+    }
+
+    /// Records `result` and wakes the caller unless there was an answer already; returns
+    /// whether this call recorded it.
+    @discardableResult
+    func answer(_ result: Result<HTTPResponse, NetworkError>) -> Bool {
+        let (recorded, caller) = withLock { $0.answer(result) }
+        caller?.resume()
+        return recorded
+    }
+
+    /// The answer, once; read under the lock it was recorded under.
+    func take() -> Result<HTTPResponse, NetworkError> {
+        withLock { $0.take() }
+    }
+}
