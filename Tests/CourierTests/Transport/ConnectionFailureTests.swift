@@ -29,7 +29,9 @@ import Testing
 
     @Test("a refused connection to a closed loopback port: cannotConnect 127.0.0.1:<port>, refused, retryable", arguments: NetworkTransport.allCases)
     func refused(kind: NetworkTransport) async throws {
-        let port = try unusedLoopbackPort()
+        let refusing = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let client = api(URL(string: "http://127.0.0.1:\(port)")!, kind)
         let error = await failure(client)
         guard case .cannotConnect("127.0.0.1", port, .refused, let cause?)? = error else {

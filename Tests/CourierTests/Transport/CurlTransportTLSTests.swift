@@ -236,7 +236,9 @@ import Testing
             _ = await Self.securityError { _ = try await Self.get(transport, server) }
             // One request at a time: the next one reuses the pooled handle that saw the mismatch,
             // for a plain http URL (no TLS, no pins) on a port nothing listens on.
-            let closedPort = try unusedLoopbackPort()
+            let refusing = try RefusingLoopbackPort()
+            defer { withExtendedLifetime(refusing) {} }
+            let closedPort = refusing.port
             do {
                 _ = try await transport.send(HTTPRequest(url: URL(string: "http://127.0.0.1:\(closedPort)/")!))
                 Issue.record("a closed port answered")

@@ -191,24 +191,26 @@ private struct SignsInOnFirstNote: RequestInterceptor {
     func ownTimeouts() async throws {
         let server = try await ScriptedServer.start()
         defer { server.stop() }
-        // Held longer than the writes' own limits, well within the client's (60 s, 120 s).
-        try await server.script("/slow", method: "POST", [ScriptedResponse.json(201, "{}").with(delay: 5)])
+        // Held longer than the writes' own limits, well within the client's (60 s, 120 s). The
+        // limits are seconds, not milliseconds: under ThreadSanitizer beside the whole suite, a
+        // refused connection took longer than 300 ms to be seen, and timed out instead.
+        try await server.script("/slow", method: "POST", [ScriptedResponse.json(201, "{}").with(delay: 8)])
         // Down until the second client has tried its stored writes at launch (refused: not counted).
         let base = try await server.switchableURL(up: false)
         let directory = try temporaryDirectory()
         let first = offlineClient(base, directory: directory)
         try await goOffline(first)
-        let short = RequestOptions(attemptTimeout: .milliseconds(300))
+        let short = RequestOptions(attemptTimeout: .seconds(2))
         let attempt = try await first.offline.enqueue(Endpoint<EmptyResponse>(path: "slow", method: .post, body: ["n": 1], options: short))
-        let bounded = RequestOptions(deadline: .milliseconds(400))
+        let bounded = RequestOptions(deadline: .seconds(3))
         let deadline = try await first.offline.enqueue(Endpoint<EmptyResponse>(path: "slow", method: .post, body: ["n": 2], options: bounded))
         await first.shutdown()
 
         let clock = ManualClock()
         let second = offlineClient(base, directory: directory, clock: clock)
         let stored = try await second.offline.items()
-        #expect(stored.map(\.attemptTimeout) == [.milliseconds(300), nil])
-        #expect(stored.map(\.deadline) == [nil, .milliseconds(400)])
+        #expect(stored.map(\.attemptTimeout) == [.seconds(2), nil])
+        #expect(stored.map(\.deadline) == [nil, .seconds(3)])
 
         _ = try await second.offline.sync()   // after the launch drain, if it ran: refused, nothing counted
         #expect(try await second.offline.items().map(\.attempts) == [0, 0])

@@ -1,0 +1,34 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A loopback port that refuses connections for as long as this value lives: a socket bound to
+/// it and never listening. Unlike a port found free and released, no other test's server can
+/// take it in between.
+final class RefusingLoopbackPort {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw NginxServerError.failed("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw NginxServerError.failed("bind/getsockname: errno \(errno)")
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}
