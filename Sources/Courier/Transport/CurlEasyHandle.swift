@@ -180,6 +180,9 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(CURLOPT_HTTP_VERSION, http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1)
             if http2 { set(CURLOPT_PIPEWAIT, 1) }
             set(CURLOPT_SSLVERSION, settings.minimumTLSVersion)
+            // The file alone, so that libcurl parses the roots once per multi handle (a CA
+            // directory makes it parse the file again for every connection).
+            if settings.trustsCAFileOnly { _ = courier_easy_set_pointer(easy, CURLOPT_CAPATH, nil) }
             if let client = settings.clientCertificate {
                 setText(CURLOPT_SSLCERT, client.certificateFile)
                 setText(CURLOPT_SSLKEY, client.keyFile)

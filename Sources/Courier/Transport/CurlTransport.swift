@@ -29,8 +29,8 @@ public final class CurlTransport: HTTPTransport {
 
     /// A transport with its own event loop thread and connections.
     public init(configuration: Configuration = Configuration()) {
-        settings = CurlSettings(configuration)
         loop = CurlEventLoop(configuration: configuration)
+        settings = CurlSettings(configuration)
     }
 
     deinit {
@@ -143,6 +143,10 @@ struct CurlSettings: @unchecked Sendable {
     let clientCertificate: CurlTransport.Configuration.TLS.ClientCertificate?
     let pins: CertificatePinner
     let extraRoots: UnsafePointer<CChar>?
+    /// Whether connections trust libcurl's CA file alone, without its CA directory: only then
+    /// does libcurl keep the parsed roots for the multi handle's later connections instead of
+    /// parsing the whole file again for each one. True when that file exists.
+    let trustsCAFileOnly: Bool
     /// `CURLOPT_PROXY`: nil leaves libcurl to read the environment; "" is no proxy.
     let proxy: String?
 
@@ -156,11 +160,21 @@ struct CurlSettings: @unchecked Sendable {
         clientCertificate = configuration.tls.clientCertificate
         pins = configuration.tls.pins
         extraRoots = configuration.tls.extraRootsFile.map { UnsafePointer(strdup($0)) }
+        trustsCAFileOnly = Self.libcurlCAFileExists
         switch configuration.proxy {
         case .none: proxy = ""
         case .environment: proxy = nil
         case .url(let url): proxy = url.absoluteString
         }
     }
+
+    /// Whether the CA file libcurl was built to trust (`CURLINFO_CAINFO`) exists; read once.
+    private static let libcurlCAFileExists: Bool = {
+        guard let easy = curl_easy_init() else { return false }
+        defer { curl_easy_cleanup(easy) }
+        var pointer: UnsafeMutableRawPointer?
+        guard courier_easy_get_pointer(easy, CURLINFO_CAINFO, &pointer) == CURLE_OK, let pointer else { return false }
+        return FileManager.default.fileExists(atPath: String(cString: pointer.assumingMemoryBound(to: CChar.self)))
+    }()
 }
 #endif
