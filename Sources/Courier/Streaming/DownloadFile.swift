@@ -1,17 +1,24 @@
 import Foundation
 
 /// The file a download writes, written on a serial queue of its own so that neither a slow
-/// disk nor the final `fsync` holds a thread of Swift's cooperative pool: chunks gather in
-/// memory up to ``flushSize`` and go to the file a batch at a time, one batch in flight.
+/// disk nor the final `fsync` holds a thread of Swift's cooperative pool. Chunks gather in one
+/// of two buffers of ``flushSize`` bytes, reused for the whole download; a full buffer goes to
+/// the file while the other gathers, so receiving and writing overlap (one batch in flight).
 final class DownloadFile: @unchecked Sendable {
-    /// The bytes gathered before a write (memory per download stays within about twice this).
+    /// The bytes gathered before a write.
     static let flushSize = 1 << 20
 
-    // Invariant: `handle` is used only on `queue`; `gathered` only by the one task that owns
-    // this writer (append/finish are never called concurrently).
+    // Invariant: `handle` is used only on `queue`. `buffers`, `current`, `filled` and
+    // `writing` are used by the one task that owns this writer (append/finish/close are never
+    // called concurrently); `queue` reads the buffer that is not `current` while `writing`
+    // runs, and the task gathers into it again only after awaiting `writing`.
     private let handle: FileHandle
     private let queue = DispatchQueue(label: "Courier.DownloadFile")
-    private var gathered = Data()
+    private let buffers: [UnsafeMutableRawBufferPointer]
+    private var current = 0
+    private var filled = 0
+    /// The write of the other buffer, while in flight.
+    private var writing: Task<Void, any Error>?
 
     /// Where file-system work of downloads that is not a download's own writing runs (a
     /// partial file's record, its renaming and removal): off the cooperative pool.
@@ -52,12 +59,22 @@ final class DownloadFile: @unchecked Sendable {
             try? handle.close()
             throw error
         }
+        buffers = (0..<2).map { _ in .allocate(byteCount: Self.flushSize, alignment: 16) }
     }
 
-    /// Adds `chunk`; writes what has gathered once it reaches ``flushSize``.
+    /// Adds `chunk`; writes what has gathered each time the buffer is full.
     func append(_ chunk: Data) async throws {
-        gathered.append(chunk)
-        if gathered.count >= Self.flushSize { try await flush(synchronizing: false) }
+        var copied = 0
+        while copied < chunk.count {
+            let count = min(chunk.count - copied, Self.flushSize - filled)
+            chunk.withUnsafeBytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: buffers[current][filled..<(filled + count)])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[copied..<(copied + count)]))
+            }
+            filled += count
+            copied += count
+            if filled == Self.flushSize { try await flush(synchronizing: false) }
+        }
     }
 
     /// Writes what has gathered and makes the file durable (`fsync`).
@@ -68,15 +85,31 @@ final class DownloadFile: @unchecked Sendable {
     /// Writes what has gathered (kept bytes on disk stay resumable), then closes the file.
     func close() async {
         try? await flush(synchronizing: false)
+        try? await writing?.value
+        writing = nil
         try? await run { try self.handle.close() }
     }
 
+    /// Starts the write of the current buffer once the one before it has ended (its error, if
+    /// any, is thrown here), and gathers into the other; with `synchronizing`, waits for the
+    /// write and `fsync`s.
     private func flush(synchronizing: Bool) async throws {
-        let batch = gathered
-        gathered = Data()
-        try await run {
-            if !batch.isEmpty { try self.handle.write(contentsOf: batch) }
-            if synchronizing { try self.handle.synchronize() }
+        let previous = writing
+        writing = nil
+        try await previous?.value
+        let (index, count) = (current, filled)
+        current ^= 1
+        filled = 0
+        let write = Task {
+            try await self.run {
+                if count > 0 { try self.handle.write(contentsOf: Data(bytesNoCopy: self.buffers[index].baseAddress!, count: count, deallocator: .none)) }
+                if synchronizing { try self.handle.synchronize() }
+            }
+        }
+        if synchronizing {
+            try await write.value
+        } else {
+            writing = write
         }
     }
 
@@ -84,5 +117,9 @@ final class DownloadFile: @unchecked Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             queue.async { continuation.resume(with: Result { try work() }) }
         }
+    }
+
+    deinit {
+        for buffer in buffers { buffer.deallocate() }
     }
 }
