@@ -17,6 +17,7 @@ struct GraphQLDocument: Sendable {
     /// `Operation`'s document, worked out on its first call.
     static func of<Operation: GraphQLOperation>(_ type: Operation.Type) throws(NetworkError) -> GraphQLDocument {
         if let document = known.withLock({ $0[ObjectIdentifier(type)] }) { return document }
+        try check(Operation.self)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let document: GraphQLDocument
@@ -30,5 +31,26 @@ struct GraphQLDocument: Sendable {
         }
         known.withLock { $0[ObjectIdentifier(type)] = document }
         return document
+    }
+
+    /// Parses `Operation`'s document and checks that it holds the operation its name picks, of
+    /// its kind: a mistake is a clear error before anything is sent, not a server's 400.
+    private static func check<Operation: GraphQLOperation>(_ type: Operation.Type) throws(NetworkError) {
+        let parsed: GraphQLExecutableDocument
+        do {
+            parsed = try GraphQLDocumentParser.parse(Operation.document)
+        } catch {
+            throw .invalidRequest("the document of \(Operation.self) does not parse: \(error)")
+        }
+        guard let operation = parsed.operation(named: Operation.operationName) else {
+            let name = Operation.operationName
+            throw .invalidRequest(
+                name.isEmpty
+                    ? "the document of \(Operation.self) holds several operations: give operationName"
+                    : "the document of \(Operation.self) has no operation named \(name)")
+        }
+        guard operation.kind == Operation.kind else {
+            throw .invalidRequest("\(Operation.self) is a \(Operation.kind.rawValue), but its document's operation is a \(operation.kind.rawValue)")
+        }
     }
 }
