@@ -1,0 +1,39 @@
+/// One object of a normalized response, stored once: its fields by storage key (the field's
+/// name and its arguments, never its alias), as Apollo's `Record`. A record's key is its cache
+/// key (`User:42`) or, for an object without one, its path from the record that holds it.
+struct GraphQLRecord: Equatable, Sendable {
+    var fields: [String: Value]
+
+    /// A field's value: a leaf's JSON as it arrived, or where the objects it selects are stored.
+    indirect enum Value: Equatable, Sendable {
+        case scalar(JSONValue)
+        /// The key of the record of an object.
+        case reference(String)
+        /// A list of objects (or of lists of them); nulls in it are `.scalar(.null)`.
+        case list([Value])
+    }
+
+    /// The keys of the root records of queries, mutations and subscriptions.
+    static func rootKey(of kind: GraphQLOperationKind) -> String {
+        switch kind {
+        case .query: "QUERY_ROOT"
+        case .mutation: "MUTATION_ROOT"
+        case .subscription: "SUBSCRIPTION_ROOT"
+        }
+    }
+
+    /// Merges `incoming` into `records`, field by field (a field that did not arrive keeps its
+    /// value); returns the fields whose value changed, as `record.field`.
+    static func merge(_ incoming: [String: GraphQLRecord], into records: inout [String: GraphQLRecord]) -> Set<String> {
+        var changed: Set<String> = []
+        for (key, record) in incoming {
+            var fields = records[key]?.fields ?? [:]
+            for (name, value) in record.fields where fields[name] != value {
+                fields[name] = value
+                changed.insert("\(key).\(name)")
+            }
+            records[key] = GraphQLRecord(fields: fields)
+        }
+        return changed
+    }
+}

@@ -1,0 +1,74 @@
+/// Answers an operation from records: walks its selections from the root record, follows
+/// references, and rebuilds the response's JSON in the operation's shape, under its aliases.
+/// Every record field it reads is noted (`dependencies`), which is what a watcher of the
+/// operation depends on.
+struct GraphQLRecordReader: Sendable {
+    let collector: GraphQLSelectionCollector
+
+    /// A field the records do not hold: the operation cannot be answered from them.
+    struct Miss: Error, Equatable, CustomStringConvertible {
+        /// The response path to the missing field (aliases and list indices).
+        let path: [String]
+        /// The record and the storage key that are missing.
+        let record: String
+        let field: String
+
+        var description: String { "the cache lacks \(path.joined(separator: ".")) (\(record) has no \(field))" }
+    }
+
+    /// What a read gives: the JSON of `data`, and the record fields read (`record.field`).
+    struct Answer: Equatable {
+        let data: JSONValue
+        let dependencies: Set<String>
+    }
+
+    /// `selections` answered from `records`, starting at the record `rootKey`.
+    func read(
+        _ selections: [GraphQLExecutableDocument.Selection], rootKey: String, from records: [String: GraphQLRecord]
+    ) throws(Miss) -> Answer {
+        var dependencies: Set<String> = []
+        let data = try object(rootKey, selections: selections, path: [], records: records, dependencies: &dependencies)
+        return Answer(data: data, dependencies: dependencies)
+    }
+
+    private func object(
+        _ key: String, selections: [GraphQLExecutableDocument.Selection], path: [String], records: [String: GraphQLRecord],
+        dependencies: inout Set<String>
+    ) throws(Miss) -> JSONValue {
+        guard let record = records[key] else { throw Miss(path: path, record: key, field: "__typename") }
+        let typename: String? = if case .scalar(.string(let name)) = record.fields["__typename"] { name } else { nil }
+        var members: [String: JSONValue] = [:]
+        for collected in collector.collect(selections, typename: typename) {
+            let field = collected.first
+            let path = path + [collected.responseKey]
+            if field.name == "__typename", let typename {
+                members[collected.responseKey] = .string(typename)
+                continue
+            }
+            let storageKey = collector.storageKey(field)
+            dependencies.insert("\(key).\(storageKey)")
+            guard let stored = record.fields[storageKey] else { throw Miss(path: path, record: key, field: storageKey) }
+            members[collected.responseKey] = try value(stored, selections: collected.selections, path: path, records: records, dependencies: &dependencies)
+        }
+        return .object(members)
+    }
+
+    private func value(
+        _ stored: GraphQLRecord.Value, selections: [GraphQLExecutableDocument.Selection], path: [String], records: [String: GraphQLRecord],
+        dependencies: inout Set<String>
+    ) throws(Miss) -> JSONValue {
+        switch stored {
+        case .scalar(let value):
+            return value
+        case .reference(let key):
+            return try object(key, selections: selections, path: path, records: records, dependencies: &dependencies)
+        case .list(let items):
+            var values: [JSONValue] = []
+            values.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                values.append(try value(item, selections: selections, path: path + [String(index)], records: records, dependencies: &dependencies))
+            }
+            return .array(values)
+        }
+    }
+}
