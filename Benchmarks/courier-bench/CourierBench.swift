@@ -14,7 +14,8 @@ import Foundation
 //     swift run -c release courier-bench --only websocket # the WebSocket echo rows alone
 //     swift run -c release courier-bench --self-test     # the histogram and schedule checks (CI)
 //     valgrind --tool=callgrind .build/release/courier-bench --profile pipeline --requests 20000
-//     valgrind --tool=callgrind .build/release/courier-bench --profile websocket --requests 20000
+//     .build/release/courier-bench --websocket-echo-server &   # prints its port; valgrind cannot start it
+//     valgrind --tool=callgrind .build/release/courier-bench --profile websocket --requests 20000 --websocket-port PORT
 //
 // The entry point is synchronous (valgrind 3.19 crashes on Swift's async `main`): the async
 // work runs in a task while the main thread waits for it.

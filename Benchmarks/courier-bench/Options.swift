@@ -68,8 +68,12 @@ struct Options {
     var concurrency = 64
     /// `--message-bytes N` (with `--profile websocket|websocket-raw`). Default 64.
     var messageBytes = 64
-    /// `--websocket-echo-server` (not in `--help`): be the WebSocket rows' echo server.
+    /// `--websocket-echo-server`: be the WebSocket rows' echo server (print its port, serve
+    /// until standard input closes).
     var webSocketEchoServer = false
+    /// `--websocket-port N`: the WebSocket rows and profiles use an echo server already running
+    /// on this loopback port instead of starting one (under valgrind, which cannot start it).
+    var webSocketPort: Int?
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -112,6 +116,9 @@ struct Options {
                 options.h2CAFile = path
             case "--self-test": options.selfTest = true
             case "--websocket-echo-server": options.webSocketEchoServer = true
+            case "--websocket-port":
+                guard let text = iterator.next(), let port = Int(text), (1...65_535).contains(port) else { fail("--websocket-port needs a port") }
+                options.webSocketPort = port
             case "--message-bytes":
                 guard let text = iterator.next(), let count = Int(text), count > 0, count <= 16 << 20 else { fail("--message-bytes needs a size up to 16 MiB") }
                 options.messageBytes = count
@@ -132,7 +139,8 @@ struct Options {
                                          [--h2-url HTTPS-URL [--h2-ca-file PEM]] [--only requests,fixed-rate,h2,downloads,websocket]
                            courier-bench --self-test
                            courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|graphql|graphql-post|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
-                           courier-bench --profile websocket|websocket-raw [--requests N] [--message-bytes N]
+                           courier-bench --profile websocket|websocket-raw [--requests N] [--message-bytes N] [--websocket-port N]
+                           courier-bench --websocket-echo-server   # the WebSocket rows' echo server alone; prints its port
                     """)
                 exit(0)
             default: fail("unknown argument \(argument) (try --help)")

@@ -21,7 +21,7 @@ struct Profile {
             return
         }
         if path == .webSocket || path == .webSocketRaw {
-            await WebSocketComparison.profile(raw: path == .webSocketRaw, messages: options.requests, messageBytes: options.messageBytes)
+            await WebSocketComparison.profile(raw: path == .webSocketRaw, messages: options.requests, messageBytes: options.messageBytes, port: options.webSocketPort)
             return
         }
         if path == .transport || path == .rawCurl {

@@ -19,7 +19,7 @@ struct WebSocketComparison {
     func run() async {
         #if canImport(CCurl)
         let server: WebSocketEchoProcess
-        switch await WebSocketEchoProcess.start() {
+        switch await WebSocketEchoProcess.start(existingPort: options.webSocketPort) {
         case .success(let started): server = started
         case .failure(let failure):
             print("\nwebsocket rows skipped: \(failure)")
@@ -115,9 +115,13 @@ struct WebSocketComparison {
 
     /// `--profile websocket|websocket-raw`: one path alone, one message in flight, after 1,000
     /// warm-up echoes.
-    static func profile(raw: Bool, messages: Int, messageBytes: Int) async {
+    static func profile(raw: Bool, messages: Int, messageBytes: Int, port: Int?) async {
         #if canImport(CCurl)
-        guard case .success(let server) = await WebSocketEchoProcess.start() else { fail("the WebSocket echo server did not start") }
+        let server: WebSocketEchoProcess
+        switch await WebSocketEchoProcess.start(existingPort: port) {
+        case .success(let started): server = started
+        case .failure(let failure): fail("\(failure)")
+        }
         defer { server.stop() }
         let payload = (0..<messageBytes).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let client = Self.client(port: server.port)

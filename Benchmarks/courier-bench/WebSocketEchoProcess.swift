@@ -6,18 +6,20 @@ import Foundation
 /// this process ending however it ends, stops the server.
 final class WebSocketEchoProcess {
     let port: Int
-    private let process: Process
-    private let input: Pipe
+    private let process: Process?
+    private let input: Pipe?
 
-    private init(port: Int, process: Process, input: Pipe) {
+    private init(port: Int, process: Process?, input: Pipe?) {
         self.port = port
         self.process = process
         self.input = input
     }
 
-    /// Starts the server and waits (on a thread of its own, not a task's) for its port.
-    static func start() async -> Result<WebSocketEchoProcess, StartFailure> {
-        await withCheckedContinuation { continuation in
+    /// Starts the server and waits (on a thread of its own, not a task's) for its port; with
+    /// `existingPort`, a server someone else started there.
+    static func start(existingPort: Int? = nil) async -> Result<WebSocketEchoProcess, StartFailure> {
+        if let existingPort { return .success(WebSocketEchoProcess(port: existingPort, process: nil, input: nil)) }
+        return await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: launch()) }
         }
     }
@@ -29,8 +31,8 @@ final class WebSocketEchoProcess {
 
     /// Stops the server.
     func stop() {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
+        try? input?.fileHandleForWriting.close()
+        if let process, process.isRunning { process.terminate() }
     }
 
     private static func launch() -> Result<WebSocketEchoProcess, StartFailure> {

@@ -7,7 +7,8 @@ import Glibc
 /// CPU time is not counted in the client's. It prints `port N`, answers the RFC 6455 handshake
 /// (no extension: nothing is compressed) and echoes every data frame unmasked, with its opcode
 /// and FIN bit; pings get pongs, a close is echoed and ends the connection. A thread per
-/// connection, blocking sockets. It exits when its standard input closes (the benchmark ended).
+/// connection, blocking sockets. Started by the benchmark (its standard input a pipe), it exits
+/// when that pipe closes; started by hand, when killed.
 enum WebSocketEchoServer {
     static func run() -> Never {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -25,10 +26,14 @@ enum WebSocketEchoServer {
         }
         // Unbuffered: the parent waits for this line.
         FileHandle.standardOutput.write(Data("port \(UInt16(bigEndian: address.sin_port))\n".utf8))
-        Thread.detachNewThread {
-            var byte: UInt8 = 0
-            while read(STDIN_FILENO, &byte, 1) > 0 {}
-            exit(0)
+        var input = stat()
+        if fstat(STDIN_FILENO, &input) == 0, input.st_mode & S_IFMT == S_IFIFO {
+            // Started by the benchmark, which holds the pipe's other end.
+            Thread.detachNewThread {
+                var byte: UInt8 = 0
+                while read(STDIN_FILENO, &byte, 1) > 0 {}
+                exit(0)
+            }
         }
         while true {
             let connection = accept(listener, nil, nil)
