@@ -27,6 +27,8 @@ struct Options {
         /// loopback echo server (`websocket-raw`: the raw libcurl loop the same way).
         case webSocket = "websocket"
         case webSocketRaw = "websocket-raw"
+        /// The raw loop behind a task's two hand-offs (`HandedOffWebSocket`).
+        case webSocketHandOff = "websocket-handoff"
     }
 
     /// The parts of a run against a server (`--only`).
@@ -124,7 +126,7 @@ struct Options {
                 options.messageBytes = count
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
-                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport, raw-curl, websocket or websocket-raw")
+                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport, raw-curl, websocket, websocket-raw or websocket-handoff")
                 }
                 options.profile = path
             case "--requests":
@@ -139,7 +141,7 @@ struct Options {
                                          [--h2-url HTTPS-URL [--h2-ca-file PEM]] [--only requests,fixed-rate,h2,downloads,websocket]
                            courier-bench --self-test
                            courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|graphql|graphql-post|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
-                           courier-bench --profile websocket|websocket-raw [--requests N] [--message-bytes N] [--websocket-port N]
+                           courier-bench --profile websocket|websocket-raw|websocket-handoff [--requests N] [--message-bytes N] [--websocket-port N]
                            courier-bench --websocket-echo-server   # the WebSocket rows' echo server alone; prints its port
                     """)
                 exit(0)

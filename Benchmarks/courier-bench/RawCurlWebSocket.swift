@@ -117,7 +117,7 @@ enum RawCurlWebSocket {
     }
 
     /// Connects `easy` to the server and runs the handshake; the socket, or nil.
-    private static func open(_ multi: UnsafeMutableRawPointer, _ easy: UnsafeMutableRawPointer, port: Int) -> curl_socket_t? {
+    static func open(_ multi: UnsafeMutableRawPointer, _ easy: UnsafeMutableRawPointer, port: Int) -> curl_socket_t? {
         _ = "http://127.0.0.1:\(port)/".withCString { courier_easy_set_pointer(easy, CURLOPT_URL, $0) }
         _ = courier_easy_set_long(easy, CURLOPT_CONNECT_ONLY, 1)
         _ = courier_easy_set_long(easy, CURLOPT_NOSIGNAL, 1)

@@ -4,8 +4,10 @@ import Foundation
 /// The WebSocket rows (`--url` runs, `--only websocket`): echo round trips against
 /// ``WebSocketEchoServer`` on loopback (its own process, so its CPU is not counted), for 64-byte
 /// and 64 KiB binary messages, one in flight and 16 in flight, in interleaved rounds:
-/// `raw libcurl` (``RawCurlWebSocket``, the floor) and `webSocket` (``APIClient/webSocket(url:headers:options:)``
-/// over ``CurlTransport``, compression off: send, then await the echo). Every run opens its
+/// `raw libcurl` (``RawCurlWebSocket``, the floor), `webSocket` (``APIClient/webSocket(url:headers:options:)``
+/// over ``CurlTransport``, compression off: send, then await the echo) and, one in flight,
+/// `hand-offs` (``HandedOffWebSocket``: the raw loop behind the same two thread hand-offs as
+/// Courier's design, the floor of that design). Every run opens its
 /// own socket, outside the measured time; every echo is checked byte for byte. Ratios are to
 /// the `raw libcurl` row; the floor is the issue's: `webSocket` ≥ 0.8× raw libcurl's round trips
 /// per second.
@@ -40,13 +42,23 @@ struct WebSocketComparison {
                 let courier: Runner = { count, _ in await Self.echo(client, port: server.port, payload: Data(payload), messages: count, window: window) }
                 _ = await raw(max(messages / 10, 100), window)
                 _ = await courier(max(messages / 10, 100), window)
-                let results = await measureInterleaved(requests: messages, concurrency: window, rounds: rounds, [raw, courier])
+                var paths = [raw, courier]
+                if window == 1 {
+                    let handedOff: Runner = { count, _ in await HandedOffWebSocket.measure(port: server.port, payload: payload, messages: count) }
+                    _ = await handedOff(max(messages / 10, 100), window)
+                    paths.append(handedOff)
+                }
+                let results = await measureInterleaved(requests: messages, concurrency: window, rounds: rounds, paths)
                 rows.report("raw libcurl \(label)", "websocket", window, results[0], baseline: results[0], messages: 0)
                 rows.report("webSocket \(label)", "websocket", window, results[1], baseline: results[0], messages: 0)
+                if results.count > 2 { rows.report("hand-offs \(label)", "websocket", window, results[2], baseline: results[0], messages: 0) }
                 print(String(
                     format: "  %@, %d in flight: webSocket / raw libcurl round trips/s %.2f (floor >= %.1f), cpu per message %.2f of raw libcurl's",
                     label, window, results[1].requestsPerSecond / results[0].requestsPerSecond, Self.floor,
-                    results[1].cpuMicrosPerRequest / results[0].cpuMicrosPerRequest))
+                    results[1].cpuMicrosPerRequest / results[0].cpuMicrosPerRequest)
+                    + (results.count > 2 ? String(
+                        format: "; webSocket / hand-offs round trips/s %.2f, cpu %.2f", results[1].requestsPerSecond / results[2].requestsPerSecond,
+                        results[1].cpuMicrosPerRequest / results[2].cpuMicrosPerRequest) : ""))
             }
         }
         await client.shutdown()
@@ -113,9 +125,9 @@ struct WebSocketComparison {
     }
     #endif
 
-    /// `--profile websocket|websocket-raw`: one path alone, one message in flight, after 1,000
-    /// warm-up echoes.
-    static func profile(raw: Bool, messages: Int, messageBytes: Int, port: Int?) async {
+    /// `--profile websocket|websocket-raw|websocket-handoff`: one path alone, one message in
+    /// flight, after 1,000 warm-up echoes.
+    static func profile(_ path: Options.ProfilePath, messages: Int, messageBytes: Int, port: Int?) async {
         #if canImport(CCurl)
         let server: WebSocketEchoProcess
         switch await WebSocketEchoProcess.start(existingPort: port) {
@@ -125,15 +137,17 @@ struct WebSocketComparison {
         defer { server.stop() }
         let payload = (0..<messageBytes).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let client = Self.client(port: server.port)
-        let run: Runner = raw
-            ? { count, _ in await RawCurlWebSocket.measure(port: server.port, payload: payload, messages: count, window: 1) }
-            : { count, _ in await Self.echo(client, port: server.port, payload: Data(payload), messages: count, window: 1) }
+        let run: Runner = switch path {
+        case .webSocketRaw: { count, _ in await RawCurlWebSocket.measure(port: server.port, payload: payload, messages: count, window: 1) }
+        case .webSocketHandOff: { count, _ in await HandedOffWebSocket.measure(port: server.port, payload: payload, messages: count) }
+        default: { count, _ in await Self.echo(client, port: server.port, payload: Data(payload), messages: count, window: 1) }
+        }
         _ = await run(1_000, 1)
         let result = await run(messages, 1)
         await client.shutdown()
         print(String(
             format: "profile: %@, %d messages of %d bytes, one in flight (+1000 warm-up), %d failed, %.0f round trips/s, %.1f us cpu per message",
-            raw ? "websocket-raw" : "websocket", messages, messageBytes, result.failures, result.requestsPerSecond, result.cpuMicrosPerRequest))
+            path.rawValue, messages, messageBytes, result.failures, result.requestsPerSecond, result.cpuMicrosPerRequest))
         #endif
     }
 }
