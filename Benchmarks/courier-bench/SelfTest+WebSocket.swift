@@ -106,6 +106,8 @@ extension SelfTest {
                 let courier = await WebSocketComparison.echo(client, port: server.port, payload: Data(payload), messages: 20, window: window)
                 checks.expect(courier.failures == 0 && courier.latencies.count == 20, "webSocket echoed \(courier.latencies.count) of 20 \(size)-byte messages: \(courier.firstFailure ?? "")")
             }
+            let handedOff = await HandedOffWebSocket.measure(port: server.port, payload: payload, messages: 20)
+            checks.expect(handedOff.failures == 0 && handedOff.latencies.count == 20, "hand-offs echoed \(handedOff.latencies.count) of 20 \(size)-byte messages: \(handedOff.firstFailure ?? "")")
         }
         await client.shutdown()
     }
