@@ -7,8 +7,8 @@ import Foundation
 /// `raw libcurl` (``RawCurlWebSocket``, the floor), `webSocket` (``APIClient/webSocket(url:headers:options:)``
 /// over ``CurlTransport``, compression off: send, then await the echo) and, one in flight,
 /// `hand-offs` (``HandedOffWebSocket``: the raw loop behind the same two thread hand-offs as
-/// Courier's design, the floor of that design). Every run opens its
-/// own socket, outside the measured time; every echo is checked byte for byte. Ratios are to
+/// Courier's design, the floor of that design). Every run opens its own socket, outside the
+/// measured time; every echo is checked byte for byte. Ratios are to
 /// the `raw libcurl` row; the floor is the issue's: `webSocket` ≥ 0.8× raw libcurl's round trips
 /// per second.
 struct WebSocketComparison {
@@ -32,6 +32,7 @@ struct WebSocketComparison {
         let rounds = options.quick ? 2 : 4
         print("\nwebsocket: echo round trips against a loopback echo server (a process of its own, its CPU not counted), binary messages, compression off")
         print("raw libcurl: CONNECT_ONLY + curl_easy_send/recv on one thread, framing and masking by hand (the floor); webSocket: client.webSocket(url:) over CurlTransport, send then await the echo")
+        print("hand-offs (1 in flight): the raw loop on its thread, each message asked for by a task (a pipe wakes the loop) and its echo resuming it: the floor of Courier's design")
         print("conc: messages in flight; requests, req/s, p50-p99: echo round trips; cpu: this process's CPU per message")
         print(Benchmark.header)
         for (label, size, messages) in [("64 B", 64, options.quick ? 4_000 : 60_000), ("64 KiB", 65_536, options.quick ? 1_000 : 10_000)] {
