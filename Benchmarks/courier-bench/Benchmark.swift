@@ -20,7 +20,7 @@ final class Benchmark {
     static let header = "name                 conc  requests      req/s   baseline  ratio    p50 µs    p90 µs    p99 µs msgs/req   cpu µs  ratio    csw"
 
     func run() async {
-        if options.url != nil || options.h2URL != nil {
+        if options.url != nil || options.h2URL != nil || options.sections == [.websocket] {
             let sections = options.sections
             if let url = options.url, sections.contains(.requests) { await TransportComparison(options: options, url: url, rows: rows).run() }
             // Downloads before the fixed-rate rows, whose queues would set the peak RSS the
@@ -32,6 +32,9 @@ final class Benchmark {
             if let url = options.url, sections.contains(.fixedRate) { await FixedRateComparison(options: options, url: url, rows: rows).run() }
             if let url = options.h2URL, sections.contains(.http2) {
                 await HTTP2Comparison(options: options, url: url, extraRootsFile: options.h2CAFile, rows: rows).run()
+            }
+            if sections.contains(.websocket), options.url != nil || sections == [.websocket] {
+                await WebSocketComparison(options: options, rows: rows).run()
             }
         } else {
             await inMemory()

@@ -11,8 +11,11 @@ import Foundation
 //     swift run -c release courier-bench --url http://127.0.0.1:8089/v1/users/42 \
 //         --h2-url https://127.0.0.1:8443/v1/users/42 --h2-ca-file /tmp/courier-nginx-h2/tls/ca.pem
 //     swift run -c release courier-bench --json results.json
+//     swift run -c release courier-bench --only websocket # the WebSocket echo rows alone
 //     swift run -c release courier-bench --self-test     # the histogram and schedule checks (CI)
 //     valgrind --tool=callgrind .build/release/courier-bench --profile pipeline --requests 20000
+//     .build/release/courier-bench --websocket-echo-server &   # prints its port; valgrind cannot start it
+//     valgrind --tool=callgrind .build/release/courier-bench --profile websocket --requests 20000 --websocket-port PORT
 //
 // The entry point is synchronous (valgrind 3.19 crashes on Swift's async `main`): the async
 // work runs in a task while the main thread waits for it.
@@ -20,6 +23,13 @@ import Foundation
 enum CourierBench {
     static func main() {
         let options = Options.parse(CommandLine.arguments)
+        if options.webSocketEchoServer {
+            #if canImport(Glibc)
+            WebSocketEchoServer.run()
+            #else
+            fail("the WebSocket echo server runs on Linux only")
+            #endif
+        }
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             if options.selfTest {

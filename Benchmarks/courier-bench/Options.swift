@@ -23,6 +23,12 @@ struct Options {
         case transport
         /// The raw libcurl multi loop against `--url` (the transport's floor).
         case rawCurl = "raw-curl"
+        /// `client.webSocket` echoing `--message-bytes` messages, one in flight, against the
+        /// loopback echo server (`websocket-raw`: the raw libcurl loop the same way).
+        case webSocket = "websocket"
+        case webSocketRaw = "websocket-raw"
+        /// The raw loop behind a task's two hand-offs (`HandedOffWebSocket`).
+        case webSocketHandOff = "websocket-handoff"
     }
 
     /// The parts of a run against a server (`--only`).
@@ -35,6 +41,8 @@ struct Options {
         case http2 = "h2"
         /// `--url`'s download rows.
         case downloads
+        /// The WebSocket echo rows (their own loopback server; `--only websocket` needs no `--url`).
+        case websocket
     }
 
     var quick = false
@@ -60,6 +68,14 @@ struct Options {
     var requests = 20_000
     /// `--concurrency N` (with `--profile`). Default 64.
     var concurrency = 64
+    /// `--message-bytes N` (with `--profile websocket|websocket-raw`). Default 64.
+    var messageBytes = 64
+    /// `--websocket-echo-server`: be the WebSocket rows' echo server (print its port, serve
+    /// until standard input closes).
+    var webSocketEchoServer = false
+    /// `--websocket-port N`: the WebSocket rows and profiles use an echo server already running
+    /// on this loopback port instead of starting one (under valgrind, which cannot start it).
+    var webSocketPort: Int?
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options()
@@ -101,9 +117,16 @@ struct Options {
                 }
                 options.h2CAFile = path
             case "--self-test": options.selfTest = true
+            case "--websocket-echo-server": options.webSocketEchoServer = true
+            case "--websocket-port":
+                guard let text = iterator.next(), let port = Int(text), (1...65_535).contains(port) else { fail("--websocket-port needs a port") }
+                options.webSocketPort = port
+            case "--message-bytes":
+                guard let text = iterator.next(), let count = Int(text), count > 0, count <= 16 << 20 else { fail("--message-bytes needs a size up to 16 MiB") }
+                options.messageBytes = count
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
-                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport or raw-curl")
+                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport, raw-curl, websocket, websocket-raw or websocket-handoff")
                 }
                 options.profile = path
             case "--requests":
@@ -115,9 +138,11 @@ struct Options {
             case "--help", "-h":
                 print("""
                     usage: courier-bench [--quick] [--json PATH] [--url URL [--download-url URL] [--downloads-only]]
-                                         [--h2-url HTTPS-URL [--h2-ca-file PEM]] [--only requests,fixed-rate,h2,downloads]
+                                         [--h2-url HTTPS-URL [--h2-ca-file PEM]] [--only requests,fixed-rate,h2,downloads,websocket]
                            courier-bench --self-test
                            courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|graphql|graphql-post|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
+                           courier-bench --profile websocket|websocket-raw|websocket-handoff [--requests N] [--message-bytes N] [--websocket-port N]
+                           courier-bench --websocket-echo-server   # the WebSocket rows' echo server alone; prints its port
                     """)
                 exit(0)
             default: fail("unknown argument \(argument) (try --help)")

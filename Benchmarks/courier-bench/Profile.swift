@@ -20,6 +20,10 @@ struct Profile {
             await GraphQLComparison.profile(graphQL: path == .graphQL, requests: options.requests, concurrency: options.concurrency)
             return
         }
+        if path == .webSocket || path == .webSocketRaw || path == .webSocketHandOff {
+            await WebSocketComparison.profile(path, messages: options.requests, messageBytes: options.messageBytes, port: options.webSocketPort)
+            return
+        }
         if path == .transport || path == .rawCurl {
             guard let url = options.url else { fail("--profile \(path.rawValue) needs --url") }
             await TransportComparison.profile(path, url: url, requests: options.requests, concurrency: options.concurrency)
@@ -33,7 +37,7 @@ struct Profile {
         case .floor: scenario.floor
         case .cacheHit: scenario.cacheHit
         case .cacheMiss: scenario.cacheMiss
-        case .offline, .transport, .rawCurl, .graphQL, .graphQLPost: scenario.raw   // handled above
+        case .offline, .transport, .rawCurl, .graphQL, .graphQLPost, .webSocket, .webSocketRaw, .webSocketHandOff: scenario.raw   // handled above
         }
         _ = await measure(requests: 1_000, concurrency: options.concurrency, operation)
         let before = (try? await scenario.client.pipelineStats().messagesHandled) ?? 0

@@ -7,6 +7,8 @@ struct Row: Encodable {
     let transport: String
     let concurrency: Int
     let requests: Int
+    /// Requests that failed (not counted in `requestsPerSecond`).
+    let failures: Int
     let requestsPerSecond: Double
     let baselineRequestsPerSecond: Double
     let p50Micros: Double
@@ -82,7 +84,7 @@ final class RowRecorder {
         connectionsPerRun: Double? = nil
     ) {
         let row = Row(
-            name: name, transport: transport, concurrency: concurrency, requests: measured.requests,
+            name: name, transport: transport, concurrency: concurrency, requests: measured.requests, failures: measured.failures,
             requestsPerSecond: measured.requestsPerSecond, baselineRequestsPerSecond: baseline.requestsPerSecond,
             p50Micros: measured.percentileMicros(0.5), p90Micros: measured.percentileMicros(0.9),
             p99Micros: measured.percentileMicros(0.99), messagesPerRequest: messages, peakRSSMiB: ProcessMemory.peakResidentMiB,

@@ -3,7 +3,8 @@ import Foundation
 /// `--self-test`: checks of the benchmark's own instruments, which have no test target of
 /// their own (the root package's tests do not depend on the benchmark): the latency histogram
 /// against exact percentiles, the fixed-rate schedule, the open-loop driver's coordinated
-/// omission correction, and the `stub_status` parser. CI runs it beside the smoke runs.
+/// omission correction, the `stub_status` parser, and the WebSocket rows' framing and echo
+/// server (in functions, then live). CI runs it beside the smoke runs.
 enum SelfTest {
     /// Runs every check; prints each failure and a summary; whether all passed.
     static func run() async -> Bool {
@@ -14,6 +15,7 @@ enum SelfTest {
         schedule(&checks)
         stubStatus(&checks)
         await openLoopLateStart(&checks)
+        await webSocket(&checks)
         print("courier-bench self-test: \(checks.passed) checks passed, \(checks.failed) failed")
         return checks.failed == 0
     }
