@@ -13,6 +13,14 @@ struct GraphQLRecord: Equatable, Sendable {
         case list([Value])
     }
 
+    /// One field of one record: what a write changes and what a reader depends on.
+    struct FieldKey: Hashable, Sendable, CustomStringConvertible {
+        let record: String
+        let field: String
+
+        var description: String { "\(record).\(field)" }
+    }
+
     /// The keys of the root records of queries, mutations and subscriptions.
     static func rootKey(of kind: GraphQLOperationKind) -> String {
         switch kind {
@@ -23,14 +31,14 @@ struct GraphQLRecord: Equatable, Sendable {
     }
 
     /// Merges `incoming` into `records`, field by field (a field that did not arrive keeps its
-    /// value); returns the fields whose value changed, as `record.field`.
-    static func merge(_ incoming: [String: GraphQLRecord], into records: inout [String: GraphQLRecord]) -> Set<String> {
-        var changed: Set<String> = []
+    /// value); returns the fields whose value changed.
+    static func merge(_ incoming: [String: GraphQLRecord], into records: inout [String: GraphQLRecord]) -> Set<FieldKey> {
+        var changed: Set<FieldKey> = []
         for (key, record) in incoming {
             var fields = records[key]?.fields ?? [:]
             for (name, value) in record.fields where fields[name] != value {
                 fields[name] = value
-                changed.insert("\(key).\(name)")
+                changed.insert(FieldKey(record: key, field: name))
             }
             records[key] = GraphQLRecord(fields: fields)
         }

@@ -16,24 +16,24 @@ struct GraphQLRecordReader: Sendable {
         var description: String { "the cache lacks \(path.joined(separator: ".")) (\(record) has no \(field))" }
     }
 
-    /// What a read gives: the JSON of `data`, and the record fields read (`record.field`).
+    /// What a read gives: the JSON of `data`, and the record fields read.
     struct Answer: Equatable {
         let data: JSONValue
-        let dependencies: Set<String>
+        let dependencies: Set<GraphQLRecord.FieldKey>
     }
 
     /// `selections` answered from `records`, starting at the record `rootKey`.
     func read(
         _ selections: [GraphQLExecutableDocument.Selection], rootKey: String, from records: [String: GraphQLRecord]
     ) throws(Miss) -> Answer {
-        var dependencies: Set<String> = []
+        var dependencies: Set<GraphQLRecord.FieldKey> = []
         let data = try object(rootKey, selections: selections, path: [], records: records, dependencies: &dependencies)
         return Answer(data: data, dependencies: dependencies)
     }
 
     private func object(
         _ key: String, selections: [GraphQLExecutableDocument.Selection], path: [String], records: [String: GraphQLRecord],
-        dependencies: inout Set<String>
+        dependencies: inout Set<GraphQLRecord.FieldKey>
     ) throws(Miss) -> JSONValue {
         guard let record = records[key] else { throw Miss(path: path, record: key, field: "__typename") }
         let typename: String? = if case .scalar(.string(let name)) = record.fields["__typename"] { name } else { nil }
@@ -46,7 +46,7 @@ struct GraphQLRecordReader: Sendable {
                 continue
             }
             let storageKey = collector.storageKey(field)
-            dependencies.insert("\(key).\(storageKey)")
+            dependencies.insert(GraphQLRecord.FieldKey(record: key, field: storageKey))
             guard let stored = record.fields[storageKey] else { throw Miss(path: path, record: key, field: storageKey) }
             members[collected.responseKey] = try value(stored, selections: collected.selections, path: path, records: records, dependencies: &dependencies)
         }
@@ -55,7 +55,7 @@ struct GraphQLRecordReader: Sendable {
 
     private func value(
         _ stored: GraphQLRecord.Value, selections: [GraphQLExecutableDocument.Selection], path: [String], records: [String: GraphQLRecord],
-        dependencies: inout Set<String>
+        dependencies: inout Set<GraphQLRecord.FieldKey>
     ) throws(Miss) -> JSONValue {
         switch stored {
         case .scalar(let value):
