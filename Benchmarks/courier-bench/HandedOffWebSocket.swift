@@ -113,18 +113,7 @@ final class HandedOffWebSocket: Sendable {
                 let payloadStart = output.count
                 output += payload
                 output.withUnsafeMutableBytes { WebSocketFraming.mask(UnsafeMutableRawBufferPointer(rebasing: $0[payloadStart...]), key: key) }
-                var written = 0
-                while written < output.count {
-                    var count = 0
-                    let code = output.withUnsafeBytes { curl_easy_send(easy, $0.baseAddress! + written, $0.count - written, &count) }
-                    if code == CURLE_AGAIN {
-                        var writable = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
-                        _ = poll(&writable, 1, 10_000)
-                        continue
-                    }
-                    guard code == CURLE_OK else { _ = answer(false); return }
-                    written += count
-                }
+                guard RawCurlWebSocket.sendAll(output, easy: easy, socket: socket, waitMilliseconds: 10_000) else { _ = answer(false); return }
             }
             if descriptors[1].revents != 0 {
                 while true {

@@ -139,18 +139,7 @@ enum RawCurlWebSocket {
         guard connected, socket >= 0 else { return nil }
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let request = Array("GET /echo HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8)
-        var written = 0
-        while written < request.count {
-            var count = 0
-            let code = request.withUnsafeBytes { curl_easy_send(easy, $0.baseAddress! + written, $0.count - written, &count) }
-            if code == CURLE_AGAIN {
-                var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&descriptor, 1, 1000)
-                continue
-            }
-            guard code == CURLE_OK else { return nil }
-            written += count
-        }
+        guard sendAll(request, easy: easy, socket: socket, waitMilliseconds: 1000) else { return nil }
         // The server sends nothing after its 101 before a frame arrives: the head is all there is.
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -168,6 +157,24 @@ enum RawCurlWebSocket {
         let text = String(decoding: head, as: UTF8.self)
         guard text.hasPrefix("HTTP/1.1 101"), text.contains(WebSocketFraming.acceptValue(forKey: key)) else { return nil }
         return socket
+    }
+
+    /// Sends all of `bytes` on a connect-only handle, waiting in `poll` while the socket is full
+    /// (this thread is the benchmark's own); false if libcurl fails.
+    static func sendAll(_ bytes: [UInt8], easy: UnsafeMutableRawPointer, socket: curl_socket_t, waitMilliseconds: Int32) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            var count = 0
+            let code = bytes.withUnsafeBytes { curl_easy_send(easy, $0.baseAddress! + written, $0.count - written, &count) }
+            if code == CURLE_AGAIN {
+                var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&descriptor, 1, waitMilliseconds)
+                continue
+            }
+            guard code == CURLE_OK else { return false }
+            written += count
+        }
+        return true
     }
 }
 #endif
