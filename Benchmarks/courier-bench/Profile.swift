@@ -26,7 +26,7 @@ struct Profile {
         }
         if path == .transport || path == .rawCurl {
             guard let url = options.url else { fail("--profile \(path.rawValue) needs --url") }
-            await TransportComparison.profile(path, url: url, requests: options.requests, concurrency: options.concurrency)
+            await TransportComparison.profile(path, url: url, caFile: options.h2CAFile, requests: options.requests, concurrency: options.concurrency)
             return
         }
         let scenario = Scenario(url: options.url)

@@ -110,16 +110,22 @@ struct TransportComparison {
     }
 
     /// `--profile transport|raw-curl`: one path alone, after 1,000 warm-up requests.
-    static func profile(_ path: Options.ProfilePath, url: URL, requests: Int, concurrency: Int) async {
+    /// One path alone, for callgrind; an `https` URL is HTTP/2 over TLS trusting `caFile`, as the
+    /// HTTP/2 rows.
+    static func profile(_ path: Options.ProfilePath, url: URL, caFile: String?, requests: Int, concurrency: Int) async {
         #if canImport(CCurl)
         let headers = sentHeaders
         let result: Measurement
         if path == .rawCurl {
-            let target = RawCurl.Target(url: url, headers: headers.map { "\($0.name): \($0.value)" })
+            var target = RawCurl.Target(url: url, headers: headers.map { "\($0.name): \($0.value)" })
+            if url.scheme == "https" {
+                target.http2 = true
+                target.caFile = caFile
+            }
             _ = await RawCurl.measure(target, requests: 1_000, concurrency: concurrency)
             result = await RawCurl.measure(target, requests: requests, concurrency: concurrency)
         } else {
-            let transport = CurlTransport(configuration: transportConfiguration())
+            let transport = CurlTransport(configuration: transportConfiguration(extraRootsFile: caFile))
             let request = HTTPRequest(url: url, headers: headers)
             let decoder = JSONDecoder()
             let operation: @Sendable () async throws -> Void = {
