@@ -62,7 +62,9 @@ public final class APIClient: Sendable {
             })
         cookies = ClientCookies(store: components.cookies, cleared: { [cache = components.cache] in cache?.forget(.dropCookies) })
         cache = ClientCache(handle: components.cache, events: components.cacheEvents, requests: requests)
-        graphQL = ClientGraphQL(chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache)
+        graphQL = ClientGraphQL(
+            chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache,
+            webSockets: GraphQLWebSockets(tokens: components.tokens, connectivity: components.offline))
         offline = ClientOfflineQueue(
             offline: components.offline, gate: components.gate, requests: requests, chain: components.chain, decoder: decoder, graphQL: graphQL)
         connectivity = ClientConnectivity(offline: components.offline)

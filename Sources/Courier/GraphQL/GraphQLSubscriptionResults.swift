@@ -47,6 +47,7 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
             case notStarted
             case reading(response: HTTPResponse, bytes: ResponseBytes.AsyncIterator, parser: MultipartMixedParser)
             case events(ServerSentEvents.AsyncIterator)
+            case socket(AsyncStream<GraphQLWebSocketEvent>.Iterator)
             case finished
         }
 
@@ -74,6 +75,12 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
                     return nil
                 case .notStarted:
                     state = .finished   // unless the connection opens
+                    if let protocols = results.graphQL.configuration.subscriptionTransport.webSocketProtocols {
+                        state = .socket(try await results.graphQL.webSocketEvents(
+                            results.subscription, protocols: protocols, headers: results.headers, options: results.options
+                        ).makeAsyncIterator())
+                        continue
+                    }
                     if results.graphQL.configuration.subscriptionTransport == .serverSentEvents {
                         state = .events(results.graphQL.events(
                             results.subscription, headers: results.headers, options: results.options, stallTimeout: results.stallTimeout,
@@ -112,6 +119,21 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
                         return nil
                     default:
                         state = .events(events)   // not graphql-sse's: skipped
+                    }
+                case .socket(var events):
+                    state = .finished   // unless more comes
+                    guard let event = await events.next() else {
+                        // Cancellation ends the stream too (and stops the subscription).
+                        if Task.isCancelled { throw .cancelled }
+                        return nil
+                    }
+                    switch event {
+                    case .result(let payload, var response):
+                        response.body = payload
+                        state = .socket(events)
+                        return try GraphQLEnvelope.result(Subscription.Data.self, from: response, decoder: JSONDecoder())
+                    case .failed(let error):
+                        throw error
                     }
                 case .reading(let response, var bytes, var parser):
                     state = .finished   // unless more comes
