@@ -20,8 +20,9 @@ public struct WebSocketReconnection: Sendable, Equatable {
     /// Whether each delay is drawn uniformly from `0 ... delay` (full jitter), so that many
     /// clients dropped at once do not come back at once. Default `true`.
     public var jitter: Bool
-    /// How many failures in a row end the connection for good (its subscriptions then throw the
-    /// last failure); `nil` never gives up. Default 10.
+    /// How many attempts in a row after a drop (or a failed first connection) are made before
+    /// giving up (the subscriptions then throw the last failure); `nil` never gives up.
+    /// Default 10.
     public var maxAttempts: Int?
 
     /// Creates a policy; every parameter has its documented default.
@@ -35,7 +36,7 @@ public struct WebSocketReconnection: Sendable, Equatable {
         self.maxAttempts = maxAttempts.map { max(0, $0) }
     }
 
-    /// Exponential from 0.5 s, ×2, capped at 30 s, jittered, up to 10 failures in a row.
+    /// Exponential from 0.5 s, ×2, capped at 30 s, jittered, up to 10 attempts in a row.
     public static let `default` = WebSocketReconnection()
 
     /// Never connects again: a drop ends the connection's subscriptions with its error.
