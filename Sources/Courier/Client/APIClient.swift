@@ -64,7 +64,7 @@ public final class APIClient: Sendable {
         cache = ClientCache(handle: components.cache, events: components.cacheEvents, requests: requests)
         graphQL = ClientGraphQL(
             chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache,
-            webSockets: GraphQLWebSockets(tokens: components.tokens, connectivity: components.offline))
+            webSockets: Self.graphQLWebSockets(components))
         offline = ClientOfflineQueue(
             offline: components.offline, gate: components.gate, requests: requests, chain: components.chain, decoder: decoder, graphQL: graphQL)
         connectivity = ClientConnectivity(offline: components.offline)

@@ -46,7 +46,7 @@ public struct ClientGraphQL: Sendable {
 
     init(
         chain: RequestChain, requests: RequestBuilder, configuration: GraphQLConfiguration, cache: Cache.Handle?,
-        webSockets: GraphQLWebSockets = GraphQLWebSockets(tokens: nil, connectivity: nil)
+        webSockets: GraphQLWebSockets
     ) {
         (self.chain, self.requests, self.configuration, self.cache) = (chain, requests, configuration, cache)
         self.webSockets = webSockets
@@ -221,14 +221,12 @@ public struct ClientGraphQL: Sendable {
         let tokens = requestOptions.requiresAuth ? webSockets.tokens : nil
         let key = GraphQLWebSockets.Key(
             url: handshake.url.absoluteString, protocols: protocols, identity: tokens?.credential.read { $0.identity })
-        let (chain, settings, connectivity) = (chain, configuration.webSocket, webSockets.connectivity)
+        let (settings, webSockets) = (configuration.webSocket, webSockets)
         let connection = webSockets.connection(for: key) {
             GraphQLWebSocketConnection.Environment(
                 request: handshake, requestOptions: requestOptions, protocols: protocols, options: settings,
-                open: { request, requestOptions, options async throws(NetworkError) in
-                    try await APIClient.openWebSocket(for: request, requestOptions: requestOptions, options: options, chain: chain)
-                },
-                clock: chain.settings.clock, random: chain.settings.random, tokens: tokens, connectivity: connectivity)
+                open: webSockets.open, clock: chain.settings.clock, random: chain.settings.random, tokens: tokens,
+                connectivity: webSockets.connectivity)
         }
         let (stream, continuation) = AsyncStream<GraphQLWebSocketEvent>.makeStream()
         let id = await connection.add(payload: payload, continuation: continuation)

@@ -21,7 +21,11 @@ import Testing
                 attempts.withLock { $0.append(clock.now) }
                 throw Self.refused
             },
-            clock: clock, random: SeededRandomSource(seed: 7), tokens: nil, connectivity: connectivity))
+            clock: clock, random: SeededRandomSource(seed: 7), tokens: nil,
+            connectivity: connectivity.map { offline in
+                GraphQLWebSockets.Connectivity(
+                    isOffline: { offline.connectivity.value == .offline }, untilOnline: { await offline.untilOnline() })
+            } ?? .none))
     }
 
     @Test("each failed attempt waits the policy's delay on the clock; past maxAttempts the subscription throws the last failure")

@@ -19,13 +19,13 @@ actor GraphQLWebSocketConnection {
         /// The protocols offered, most wanted first.
         let protocols: [GraphQLWebSocketProtocol]
         let options: GraphQLWebSocketOptions
-        let open: @Sendable (HTTPRequest, RequestOptions, WebSocketOptions) async throws(NetworkError) -> WebSocket
+        let open: GraphQLWebSockets.Opener
         let clock: any TimeSource
         let random: any RandomSource
         /// The session's token store, when the client has one and the endpoint requires auth.
         let tokens: TokenStore.Handle?
-        /// The connectivity monitor's state and events, when the client has a monitor.
-        let connectivity: OfflineComponents?
+        /// The connectivity monitor's view (never offline without a monitor).
+        let connectivity: GraphQLWebSockets.Connectivity
     }
 
     /// How one connection ended, and what comes next.
@@ -146,7 +146,7 @@ actor GraphQLWebSocketConnection {
         var failures = 0
         var renewedSinceAcknowledgement = false
         loop: while !subscribers.isEmpty, !Task.isCancelled {
-            await waitUntilOnline()
+            await environment.connectivity.untilOnline()
             guard !subscribers.isEmpty, !Task.isCancelled else { break }
             let (end, acknowledged) = await connectOnce()
             if acknowledged { (failures, renewedSinceAcknowledgement) = (0, false) }
@@ -169,7 +169,7 @@ actor GraphQLWebSocketConnection {
                 }
             case .retry(let error):
                 // Offline: the attempt is not counted; the loop waits to be online.
-                if environment.connectivity?.connectivity.value == .offline { continue }
+                if environment.connectivity.isOffline() { continue }
                 failures += 1
                 guard let delay = environment.options.reconnection.delay(
                     afterFailures: failures, randomUnit: environment.random.nextUnit())
@@ -185,14 +185,6 @@ actor GraphQLWebSocketConnection {
         if Task.isCancelled, !subscribers.isEmpty { ensureRunner() }   // one came after the idle stop
     }
 
-    /// Returns at once unless the connectivity monitor says offline; then when it says
-    /// otherwise (or the runner is cancelled).
-    private func waitUntilOnline() async {
-        guard let offline = environment.connectivity, offline.connectivity.value == .offline else { return }
-        let changes = offline.connectivityEvents.subscribe()
-        guard offline.connectivity.value == .offline else { return }
-        for await change in changes where change.state != .offline { return }
-    }
 
     /// One connection, from the handshake to its end; whether the server acknowledged it.
     private func connectOnce() async -> (End, acknowledged: Bool) {

@@ -36,8 +36,8 @@ struct GraphQLWebSocketMachine: Sendable {
         case unauthenticated
         /// A protocol-level ping went unanswered: the peer is taken for dead.
         case unresponsive
-        /// The server broke the protocol or refused the connection, as `reason` says; the
-        /// connection is closed with ``closeCode`` (the preceding action, where one is due).
+        /// The server broke the protocol or refused the connection, as `reason` says; the close
+        /// that says so to the server is the preceding action.
         case broken(String)
         /// Close the socket with this code and reason.
         case close(code: UInt16, reason: String)

@@ -11,15 +11,32 @@ final class GraphQLWebSockets: Sendable {
         let identity: String?
     }
 
-    /// The session's token store and the connectivity monitor, when the client has them.
+    /// Opens a WebSocket through the client's chain, with this handshake.
+    typealias Opener = @Sendable (HTTPRequest, RequestOptions, WebSocketOptions) async throws(NetworkError) -> WebSocket
+
+    /// What the sockets need of the connectivity monitor (which sits above GraphQL/).
+    struct Connectivity: Sendable {
+        /// Whether the monitor says offline now.
+        let isOffline: @Sendable () -> Bool
+        /// Returns at once unless the monitor says offline; else once it says otherwise (or
+        /// the task is cancelled).
+        let untilOnline: @Sendable () async -> Void
+
+        /// A client without a monitor: never offline.
+        static let none = Connectivity(isOffline: { false }, untilOnline: {})
+    }
+
+    /// The session's token store, when the client has one.
     let tokens: TokenStore.Handle?
-    let connectivity: OfflineComponents?
+    let connectivity: Connectivity
+    let open: Opener
     // Invariant: the dictionary is read and changed only under the lock (`Locked`).
     private let connections = Locked<[Key: GraphQLWebSocketConnection]>([:])
 
-    init(tokens: TokenStore.Handle?, connectivity: OfflineComponents?) {
+    init(tokens: TokenStore.Handle?, connectivity: Connectivity, open: @escaping Opener) {
         self.tokens = tokens
         self.connectivity = connectivity
+        self.open = open
     }
 
     /// The connection for `key`, made with `environment` when there is none.
