@@ -136,9 +136,10 @@ public struct ClientGraphQL: Sendable {
         }
     }
 
-    /// Subscribes to `subscription` over HTTP with the endpoint's
+    /// Subscribes to `subscription` with the endpoint's
     /// ``GraphQLConfiguration/subscriptionTransport`` (by default Apollo's multipart protocol:
-    /// one `POST` answered by a `multipart/mixed` body of results; or graphql-sse) and returns
+    /// one `POST` answered by a `multipart/mixed` body of results; or graphql-sse; or a
+    /// WebSocket shared by every subscription to the endpoint) and returns
     /// its results as they come (``GraphQLSubscriptionResults``: the connection opens at the
     /// first `next()`).
     ///

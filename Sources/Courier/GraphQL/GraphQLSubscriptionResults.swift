@@ -21,8 +21,19 @@ import Foundation
 ///   sequence; errors come in a `next` event's result (the server then completes); a broken
 ///   connection or a stall subscribes again (see ``ServerSentEvents``); an event over
 ///   `maxPartBytes` throws ``NetworkError/responseTooLarge(limit:)``.
+/// - **Over a WebSocket** (``GraphQLSubscriptionTransport/graphQLTransportWS``,
+///   ``GraphQLSubscriptionTransport/graphQLWS``, ``GraphQLSubscriptionTransport/webSocket``): the
+///   first `next()` joins the endpoint's shared socket (opening it, with `headers` on its
+///   handshake, if this is the first subscription under the signed-in identity). `next` (`data`)
+///   messages are results; `complete` ends the sequence; an `error` message throws
+///   ``NetworkError/graphQL(_:)``; a drop reconnects and subscribes again
+///   (``GraphQLConfiguration/webSocket``), and what ends the socket for good (the policy gives
+///   up, a protocol break, a close that cannot succeed again, a refused renewal) throws.
+///   Results wait for the reader without a bound (a slow one must not stall the others);
+///   `stallTimeout` and `maxPartBytes` do not apply (the socket's own limits do).
 /// - **Cancellation**: cancelling the reading task, or dropping the iterator (leaving a `for`
-///   loop), closes the connection.
+///   loop), closes the connection (over a WebSocket: sends `complete`, and closes the socket if
+///   it was the last subscription on it).
 public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: AsyncSequence, Sendable {
     /// A result: the data and the errors of one part.
     public typealias Element = GraphQLResult<Subscription.Data>

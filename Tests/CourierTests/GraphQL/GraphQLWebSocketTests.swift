@@ -189,6 +189,33 @@ import Testing
         }
     }
 
+    @Test(".webSocket offers both subprotocols and speaks the server's pick; shutdown ends a live subscription (cancelled) and closes the socket")
+    func negotiatedAndShutdown() async throws {
+        try await withGraphQLServer { server in
+            let api = socketClient(server.baseURL, .webSocket) {
+                $0.graphQL.webSocket.connectionParams = { ["tenant": .string("acme")] }
+            }
+            let (progress, report) = AsyncStream<Int>.makeStream()
+            let task = Task { () async throws(NetworkError) -> Int in
+                var count = 0
+                for try await result in api.graphQL.subscribe(Ticks()) {
+                    count += 1
+                    report.yield(result.data?.ticks ?? -1)
+                }
+                return count
+            }
+            var seen = progress.makeAsyncIterator()
+            #expect(await seen.next() == 0)
+            await api.shutdown()
+            await #expect(throws: NetworkError.self) { try await task.value }
+            try await server.waitForExecutions(of: "ticksClosed", count: 1)
+            let stats = try await server.stats()
+            #expect(stats.sockets == ["graphql-transport-ws": 1])
+            // The close ends the operations: no complete for each (as graphql-ws's client disposes).
+            #expect(stats.socketMessages.map(\.type) == ["connection_init", "subscribe"])
+        }
+    }
+
     @Test("a subscription the server refuses (unknown field) throws its GraphQL errors", arguments: transports)
     func refusedDocument(transport: GraphQLSubscriptionTransport) async throws {
         try await withGraphQLServer { server in

@@ -112,6 +112,14 @@ actor GraphQLWebSocketConnection {
         }
     }
 
+    /// Ends every subscription with ``NetworkError/cancelled`` and closes the socket; returns
+    /// once the runner has stopped.
+    func shutDown() async {
+        endAll(.cancelled)
+        closeIfIdle(generation)
+        await runner?.value
+    }
+
     private func ensureRunner() {
         guard runner == nil else { return }
         runner = Task { await self.run() }

@@ -39,6 +39,15 @@ final class GraphQLWebSockets: Sendable {
         self.open = open
     }
 
+    /// Ends every subscription (``NetworkError/cancelled``) and closes every socket, waiting for
+    /// the close handshakes (each bounded by its close timeout); at the client's shutdown.
+    func shutDown() async {
+        let all = connections.withLock { Array($0.values) }
+        await withTaskGroup(of: Void.self) { group in
+            for connection in all { group.addTask { await connection.shutDown() } }
+        }
+    }
+
     /// The connection for `key`, made with `environment` when there is none.
     func connection(for key: Key, environment: () -> GraphQLWebSocketConnection.Environment) -> GraphQLWebSocketConnection {
         connections.withLock { connections in
