@@ -88,6 +88,8 @@ import Testing
             // The others go on to their sixth tick, after the cancellation.
             #expect(try await others[0].value == 6)
             #expect(try await others[1].value == 6)
+            // Leaving the loop stops them too (the last one's complete goes before the close).
+            try await server.waitForExecutions(of: "ticksClosed", count: 3)
             let stats = try await server.stats()
             let stops = stats.socketMessages.filter { $0.type == stopType(transport) }.compactMap(\.id)
             #expect(stops.first == "1")
