@@ -88,12 +88,15 @@ import Testing
             // The others go on to their sixth tick, after the cancellation.
             #expect(try await others[0].value == 6)
             #expect(try await others[1].value == 6)
-            // Leaving the loop stops them too (the last one's complete goes before the close).
+            // Leaving the loop stops them too, and the last one closes the socket. (Whether the
+            // server reads the last stop before the close is its own affair: Strawberry's
+            // graphql-ws handler may still be busy stopping the one before.)
             try await server.waitForExecutions(of: "ticksClosed", count: 3)
             let stats = try await server.stats()
             let stops = stats.socketMessages.filter { $0.type == stopType(transport) }.compactMap(\.id)
+            #expect(Array(stops.prefix(2)).sorted() == ["1", "2"] || Array(stops.prefix(2)).sorted() == ["1", "3"], "\(stats.socketMessages)")
             #expect(stops.first == "1")
-            #expect(Set(stops) == ["1", "2", "3"])
+            #expect(stats.executions["ticksClosed"] == 3)
             #expect(stats.sockets == ["\(transport)": 1])
             await api.shutdown()
         }
