@@ -247,7 +247,6 @@ import Testing
             $0.graphQL.subscriptionTransport = transport
             $0.graphQL.webSocket.reconnection = .never
             $0.graphQL.webSocket.acknowledgementTimeout = .milliseconds(300)
-            $0.graphQL.webSocket.socket.closeTimeout = .milliseconds(500)
         }
     }
 
