@@ -39,7 +39,15 @@ extension APIClient {
     }
 
     private func webSocket(for request: HTTPRequest, requestOptions: RequestOptions, options: WebSocketOptions) async throws(NetworkError) -> WebSocket {
-        let settings = components.chain.settings
+        try await Self.openWebSocket(for: request, requestOptions: requestOptions, options: options, chain: components.chain)
+    }
+
+    /// Opens a WebSocket with `request` as its handshake, through `chain` (GraphQL's sockets
+    /// open here too).
+    static func openWebSocket(
+        for request: HTTPRequest, requestOptions: RequestOptions, options: WebSocketOptions, chain: RequestChain
+    ) async throws(NetworkError) -> WebSocket {
+        let settings = chain.settings
         for name in options.subprotocols where !HTTPSyntax.isToken(name) {
             throw .invalidRequest("a WebSocket subprotocol must be an HTTP token: \"\(name)\"")
         }
@@ -47,7 +55,7 @@ extension APIClient {
             random: settings.random, subprotocols: options.subprotocols, offersCompression: options.compression)
         var callSettings = CallSettings()
         callSettings.webSocket = options
-        var response = try await components.chain.send(handshake.upgradeRequest(request), options: requestOptions, settings: callSettings)
+        var response = try await chain.send(handshake.upgradeRequest(request), options: requestOptions, settings: callSettings)
         guard response.status == 101, let backend = response.upgradedConnection as? any WebSocketBackend else {
             response.upgradedConnection?.abort(.cancelled)
             throw NetworkError(response: response) ?? .invalidResponse("the WebSocket handshake was answered \(response.status), not 101")

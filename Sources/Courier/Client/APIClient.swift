@@ -62,7 +62,9 @@ public final class APIClient: Sendable {
             })
         cookies = ClientCookies(store: components.cookies, cleared: { [cache = components.cache] in cache?.forget(.dropCookies) })
         cache = ClientCache(handle: components.cache, events: components.cacheEvents, requests: requests)
-        graphQL = ClientGraphQL(chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache)
+        graphQL = ClientGraphQL(
+            chain: components.chain, requests: requests, configuration: configuration.graphQL, cache: components.cache,
+            webSockets: Self.graphQLWebSockets(components))
         offline = ClientOfflineQueue(
             offline: components.offline, gate: components.gate, requests: requests, chain: components.chain, decoder: decoder, graphQL: graphQL)
         connectivity = ClientConnectivity(offline: components.offline)
@@ -175,14 +177,15 @@ public final class APIClient: Sendable {
     /// A client dropped without ``shutdown()`` shuts its components down in the background.
     deinit {
         let (supervisor, offline, finishEvents, started) = (self.supervisor, components.offline, self.finishEvents, self.started)
-        Task.detached { await Self.shutDown(supervisor, offline, finishEvents: finishEvents, after: started) }
+        let sockets = graphQL.webSockets
+        Task.detached { await Self.shutDown(supervisor, offline, sockets, finishEvents: finishEvents, after: started) }
     }
 
     /// Stops the components in reverse order, letting each drain its queue within its deadline;
     /// requests still running are cancelled and answered `componentUnavailable`, as are calls
     /// made afterwards.
     public func shutdown() async {
-        await Self.shutDown(supervisor, components.offline, finishEvents: finishEvents, after: started)
+        await Self.shutDown(supervisor, components.offline, graphQL.webSockets, finishEvents: finishEvents, after: started)
     }
 
     /// Ends every event stream the client publishes.
@@ -198,9 +201,11 @@ public final class APIClient: Sendable {
 
     /// Shutdown proper, shared by ``shutdown()`` and `deinit` (which cannot use `self` later).
     private static func shutDown(
-        _ supervisor: Supervisor, _ offline: OfflineComponents?, finishEvents: @Sendable () -> Void, after started: Task<Void, Never>
+        _ supervisor: Supervisor, _ offline: OfflineComponents?, _ sockets: GraphQLWebSockets, finishEvents: @Sendable () -> Void,
+        after started: Task<Void, Never>
     ) async {
         await started.value
+        await sockets.shutDown()
         await offline?.stopDrain()
         await supervisor.shutdown()
         finishEvents()

@@ -41,9 +41,15 @@ public struct ClientGraphQL: Sendable {
     /// The endpoints (URL text) that answered they do not support persisted queries: sent the
     /// document from then on, for the client's life. Shared by the copies of this value.
     let persistedQueriesRefused = Locked<Set<String>>([])
+    /// The WebSockets subscriptions share, per endpoint and identity.
+    let webSockets: GraphQLWebSockets
 
-    init(chain: RequestChain, requests: RequestBuilder, configuration: GraphQLConfiguration, cache: Cache.Handle?) {
+    init(
+        chain: RequestChain, requests: RequestBuilder, configuration: GraphQLConfiguration, cache: Cache.Handle?,
+        webSockets: GraphQLWebSockets
+    ) {
         (self.chain, self.requests, self.configuration, self.cache) = (chain, requests, configuration, cache)
+        self.webSockets = webSockets
         post = Result { () throws(NetworkError) in
             let base = try requests.base.get()
             let url = try base.url(for: Endpoint<Data>(path: configuration.path, version: configuration.version).untyped)
@@ -130,9 +136,10 @@ public struct ClientGraphQL: Sendable {
         }
     }
 
-    /// Subscribes to `subscription` over HTTP with the endpoint's
+    /// Subscribes to `subscription` with the endpoint's
     /// ``GraphQLConfiguration/subscriptionTransport`` (by default Apollo's multipart protocol:
-    /// one `POST` answered by a `multipart/mixed` body of results; or graphql-sse) and returns
+    /// one `POST` answered by a `multipart/mixed` body of results; or graphql-sse; or a
+    /// WebSocket shared by every subscription to the endpoint) and returns
     /// its results as they come (``GraphQLSubscriptionResults``: the connection opens at the
     /// first `next()`).
     ///
@@ -197,6 +204,35 @@ public struct ClientGraphQL: Sendable {
                 maxEventBytes: maxEventBytes, streamEnd: .finish))
         events.callSettings = (try? made.get())?.2 ?? CallSettings()
         return events
+    }
+
+    /// `subscription`'s events over the endpoint's shared GraphQL WebSocket (made by the first
+    /// subscription to it under the signed-in identity): the stream's end, or dropping it,
+    /// stops the subscription (`complete`).
+    func webSocketEvents<Subscription: GraphQLSubscription>(
+        _ subscription: Subscription, protocols: [GraphQLWebSocketProtocol], headers: HTTPHeaders, options: RequestOptions
+    ) async throws(NetworkError) -> AsyncStream<GraphQLWebSocketEvent> {
+        let variables = try GraphQLRequestBody.variablesJSON(subscription.variables)
+        var (handshake, requestOptions, _) = try makeRequest(
+            subscription, variables: variables, persisted: false, sendsDocument: true, headers: [:], options: options)
+        let payload = handshake.body ?? Data("{}".utf8)
+        (handshake.method, handshake.headers, handshake.body) = (.get, headers, nil)
+        // The connection reconnects; the pipeline's own retries underneath would double it.
+        requestOptions.retryPolicy = requestOptions.retryPolicy ?? .never
+        let tokens = requestOptions.requiresAuth ? webSockets.tokens : nil
+        let key = GraphQLWebSockets.Key(
+            url: handshake.url.absoluteString, protocols: protocols, identity: tokens?.credential.read { $0.identity })
+        let (settings, webSockets) = (configuration.webSocket, webSockets)
+        let connection = webSockets.connection(for: key) {
+            GraphQLWebSocketConnection.Environment(
+                request: handshake, requestOptions: requestOptions, protocols: protocols, options: settings,
+                open: webSockets.open, clock: chain.settings.clock, random: chain.settings.random, tokens: tokens,
+                connectivity: webSockets.connectivity)
+        }
+        let (stream, continuation) = AsyncStream<GraphQLWebSocketEvent>.makeStream()
+        let id = await connection.add(payload: payload, continuation: continuation)
+        continuation.onTermination = { _ in Task { await connection.remove(id) } }
+        return stream
     }
 
     /// `error`, as ``NetworkError/graphQL(_:)`` when its response's body holds GraphQL errors

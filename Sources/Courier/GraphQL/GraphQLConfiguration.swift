@@ -14,6 +14,9 @@ public struct GraphQLConfiguration: Sendable {
     public var persistedQueries: Bool
     /// How subscriptions reach the endpoint. Default ``GraphQLSubscriptionTransport/multipartHTTP``.
     public var subscriptionTransport: GraphQLSubscriptionTransport
+    /// How subscriptions over a WebSocket transport run: reconnection, `connection_init`'s
+    /// payload, timeouts. Default ``GraphQLWebSocketOptions/init()``.
+    public var webSocket = GraphQLWebSocketOptions()
 
     /// Creates GraphQL settings; every parameter has its documented default.
     public init(

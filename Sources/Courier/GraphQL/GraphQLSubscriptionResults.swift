@@ -21,8 +21,19 @@ import Foundation
 ///   sequence; errors come in a `next` event's result (the server then completes); a broken
 ///   connection or a stall subscribes again (see ``ServerSentEvents``); an event over
 ///   `maxPartBytes` throws ``NetworkError/responseTooLarge(limit:)``.
+/// - **Over a WebSocket** (``GraphQLSubscriptionTransport/graphQLTransportWS``,
+///   ``GraphQLSubscriptionTransport/graphQLWS``, ``GraphQLSubscriptionTransport/webSocket``): the
+///   first `next()` joins the endpoint's shared socket (opening it, with `headers` on its
+///   handshake, if this is the first subscription under the signed-in identity). `next` (`data`)
+///   messages are results; `complete` ends the sequence; an `error` message throws
+///   ``NetworkError/graphQL(_:)``; a drop reconnects and subscribes again
+///   (``GraphQLConfiguration/webSocket``), and what ends the socket for good (the policy gives
+///   up, a protocol break, a close that cannot succeed again, a refused renewal) throws.
+///   Results wait for the reader without a bound (a slow one must not stall the others);
+///   `stallTimeout` and `maxPartBytes` do not apply (the socket's own limits do).
 /// - **Cancellation**: cancelling the reading task, or dropping the iterator (leaving a `for`
-///   loop), closes the connection.
+///   loop), closes the connection (over a WebSocket: sends `complete`, and closes the socket if
+///   it was the last subscription on it).
 public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: AsyncSequence, Sendable {
     /// A result: the data and the errors of one part.
     public typealias Element = GraphQLResult<Subscription.Data>
@@ -47,6 +58,7 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
             case notStarted
             case reading(response: HTTPResponse, bytes: ResponseBytes.AsyncIterator, parser: MultipartMixedParser)
             case events(ServerSentEvents.AsyncIterator)
+            case socket(AsyncStream<GraphQLWebSocketEvent>.Iterator)
             case finished
         }
 
@@ -74,6 +86,12 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
                     return nil
                 case .notStarted:
                     state = .finished   // unless the connection opens
+                    if let protocols = results.graphQL.configuration.subscriptionTransport.webSocketProtocols {
+                        state = .socket(try await results.graphQL.webSocketEvents(
+                            results.subscription, protocols: protocols, headers: results.headers, options: results.options
+                        ).makeAsyncIterator())
+                        continue
+                    }
                     if results.graphQL.configuration.subscriptionTransport == .serverSentEvents {
                         state = .events(results.graphQL.events(
                             results.subscription, headers: results.headers, options: results.options, stallTimeout: results.stallTimeout,
@@ -112,6 +130,21 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
                         return nil
                     default:
                         state = .events(events)   // not graphql-sse's: skipped
+                    }
+                case .socket(var events):
+                    state = .finished   // unless more comes
+                    guard let event = await events.next() else {
+                        // Cancellation ends the stream too (and stops the subscription).
+                        if Task.isCancelled { throw .cancelled }
+                        return nil
+                    }
+                    switch event {
+                    case .result(let payload, var response):
+                        response.body = payload
+                        state = .socket(events)
+                        return try GraphQLEnvelope.result(Subscription.Data.self, from: response, decoder: JSONDecoder())
+                    case .failed(let error):
+                        throw error
                     }
                 case .reading(let response, var bytes, var parser):
                     state = .finished   // unless more comes

@@ -12,6 +12,7 @@ public struct GraphQLSubscriptionTransport: Sendable, Hashable, CustomStringConv
     enum Kind: Sendable, Hashable {
         case multipartHTTP
         case serverSentEvents
+        case webSocket([GraphQLWebSocketProtocol])
     }
 
     let kind: Kind
@@ -27,11 +28,31 @@ public struct GraphQLSubscriptionTransport: Sendable, Hashable, CustomStringConv
     /// does (graphql-yoga, Strawberry, Ariadne, the `graphql-sse` server).
     public static let serverSentEvents = GraphQLSubscriptionTransport(kind: .serverSentEvents)
 
-    /// The protocol's name: `multipart-http` or `graphql-sse`.
+    /// graphql-ws's protocol over one WebSocket per endpoint and signed-in identity (subprotocol
+    /// `graphql-transport-ws`: Apollo Server, graphql-yoga, Hasura, Strawberry, Ariadne): every
+    /// subscription multiplexed on it, `connection_init` carrying the session's token, a drop
+    /// reconnected (``GraphQLConfiguration/webSocket``).
+    public static let graphQLTransportWS = GraphQLSubscriptionTransport(kind: .webSocket([.transportWS]))
+
+    /// subscriptions-transport-ws, the legacy protocol (subprotocol `graphql-ws`), run as
+    /// ``graphQLTransportWS`` is.
+    public static let graphQLWS = GraphQLSubscriptionTransport(kind: .webSocket([.legacyWS]))
+
+    /// Both WebSocket protocols offered (`graphql-transport-ws` first); the one the server
+    /// picks is spoken.
+    public static let webSocket = GraphQLSubscriptionTransport(kind: .webSocket([.transportWS, .legacyWS]))
+
+    /// The protocol's name: `multipart-http`, `graphql-sse`, or the WebSocket subprotocols.
     public var description: String {
         switch kind {
         case .multipartHTTP: "multipart-http"
         case .serverSentEvents: "graphql-sse"
+        case .webSocket(let protocols): protocols.map(\.rawValue).joined(separator: " or ")
         }
+    }
+
+    /// The WebSocket protocols offered, most wanted first; nil over HTTP.
+    var webSocketProtocols: [GraphQLWebSocketProtocol]? {
+        if case .webSocket(let protocols) = kind { protocols } else { nil }
     }
 }

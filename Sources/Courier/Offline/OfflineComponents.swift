@@ -65,6 +65,15 @@ struct OfflineComponents: Sendable {
         }
     }
 
+    /// Returns at once unless the monitor says offline; else once it says otherwise (or the task
+    /// is cancelled). GraphQL's sockets wait here instead of burning reconnection attempts.
+    func untilOnline() async {
+        guard connectivity.value == .offline else { return }
+        let changes = connectivityEvents.subscribe()
+        guard connectivity.value == .offline else { return }
+        for await change in changes where change.state != .offline { return }
+    }
+
     /// Stores a write in the offline queue and tells the coordinator (which drains it unless the
     /// monitor says offline). A request with its own `Authorization` is refused: that header is
     /// never stored, so its replay could not be authenticated.

@@ -96,6 +96,11 @@ public final class WebSocket: Sendable {
     /// The reason in the server's close frame, once it arrived.
     public var closeReason: String? { backend.closeStatus?.reason }
 
+    /// Ends the connection now: the reader gets `error` (a dead peer, a protocol's timeout).
+    func abort(_ error: NetworkError) {
+        backend.abort(error)
+    }
+
     func receive() async throws(NetworkError) -> WebSocketMessage? {
         do {
             return try await backend.receive()

@@ -88,3 +88,9 @@ struct UnknownFieldSubscription: GraphQLSubscription {
     static let document = "subscription Unknown { nope }"
     struct Data: Decodable, Sendable { let nope: Int }
 }
+
+/// Ticks while the connection's token is valid (`graphql_server.py`); then `UNAUTHENTICATED`.
+struct SecureTicks: GraphQLSubscription {
+    static let document = "subscription SecureTicks { secureTicks }"
+    struct Data: Decodable, Sendable { let secureTicks: Int }
+}

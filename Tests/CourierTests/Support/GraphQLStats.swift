@@ -17,6 +17,16 @@ struct GraphQLStats: Decodable {
     let refreshes: Int
     /// What each route of `/<route>/graphql` saw.
     let routes: [String: RouteStats]
+    /// WebSocket connections, by the first subprotocol offered.
+    let sockets: [String: Int]
+    /// Every message a WebSocket client sent, in order.
+    let socketMessages: [SocketMessage]
+
+    /// One message a WebSocket client sent: its `type` and `id`.
+    struct SocketMessage: Decodable, Equatable {
+        let type: String?
+        let id: String?
+    }
 
     /// What one route saw.
     struct RouteStats: Decodable, Equatable {
@@ -41,6 +51,13 @@ extension VenvServer {
     func stats() async throws -> GraphQLStats {
         let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("__stats"))
         return try JSONDecoder().decode(GraphQLStats.self, from: data)
+    }
+
+    /// Makes the access token `token` invalid for WebSocket subscriptions (`/__expire`).
+    func expire(token: String) async throws {
+        var components = URLComponents(url: baseURL.appendingPathComponent("__expire"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "token", value: token)]
+        _ = try await URLSession.shared.data(from: components.url!)
     }
 
     /// Returns once the server has started `count` runs of `field`'s resolver (the server

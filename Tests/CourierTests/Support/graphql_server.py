@@ -30,7 +30,14 @@ Around Strawberry, a small ASGI layer adds:
   an HTML page (an IDE).
 
 Strawberry also serves graphql-sse (a POST with ``Accept: text/event-stream``: ``next`` and
-``complete`` events) at every route.
+``complete`` events) at every route, and both WebSocket protocols (``graphql-transport-ws``,
+``graphql-ws``) at ``/graphql``. For those, ``/__stats`` adds ``sockets`` (WebSocket connections
+by subprotocol) and ``socketMessages`` (every client message: ``type`` and ``id``); a
+``connection_init`` whose ``Authorization`` is not a valid token is refused (graphql-transport-ws:
+a 4403 close; graphql-ws: a ``connection_error`` saying ``UNAUTHENTICATED``); ``secureTicks``
+ticks while its connection's token is valid, then fails with ``UNAUTHENTICATED``;
+``GET /__expire?token=<t>`` makes ``Bearer <t>`` invalid. ``--port <n>`` binds that port (a
+restarted server comes back where it was).
 """
 
 import asyncio
@@ -39,6 +46,7 @@ import json
 import logging
 import os
 import socket
+import sys
 import threading
 from collections import Counter
 from typing import AsyncGenerator, List, Optional
@@ -46,6 +54,7 @@ from typing import AsyncGenerator, List, Optional
 import strawberry
 import uvicorn
 from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_SSE_PROTOCOL, MULTIPART_SUBSCRIPTION_PROTOCOL
 from strawberry.types import Info
 
@@ -55,7 +64,10 @@ from scripted_server import watch_parent, watch_stdin
 logging.getLogger("strawberry.execution").setLevel(logging.CRITICAL)
 
 EXECUTIONS = Counter()
-STATS = {"documents": 0, "hashOnly": 0, "authorizations": [], "refreshes": 0, "routes": {}}
+STATS = {"documents": 0, "hashOnly": 0, "authorizations": [], "refreshes": 0, "routes": {}, "sockets": {},
+         "socketMessages": []}
+# The access tokens a WebSocket's connection_init may carry.
+VALID_TOKENS = {"Bearer t1", "Bearer fresh"}
 ROUTES = ("ariadne", "noapq", "apqunsupported", "postonly", "html")
 PERSISTED = {}
 REVIEWS = []
@@ -154,6 +166,21 @@ class Subscription:
             EXECUTIONS["ticksClosed"] += 1
 
     @strawberry.subscription
+    async def secure_ticks(self, info: Info) -> AsyncGenerator[int, None]:
+        """Ticks while the connection's token is valid; then ``UNAUTHENTICATED``."""
+        EXECUTIONS["secureTicks"] += 1
+        params = info.context.get("connection_params") or {}
+        authorization = params.get("Authorization", "")
+        STATS["authorizations"].append(authorization)
+        value = 0
+        while True:
+            if authorization not in VALID_TOKENS:
+                raise extension_error("the token has expired", "UNAUTHENTICATED")
+            yield value
+            value += 1
+            await asyncio.sleep(0.02)
+
+    @strawberry.subscription
     async def failing(self, after: int) -> AsyncGenerator[int, None]:
         """``after`` values, then an error."""
         for value in range(after):
@@ -161,10 +188,40 @@ class Subscription:
         raise Exception("the feed broke")
 
 
+class GraphQLApp(GraphQL):
+    async def on_ws_connect(self, context):
+        """Refuses a connection_init whose Authorization is given and not valid."""
+        authorization = (context.get("connection_params") or {}).get("Authorization")
+        if authorization is not None and authorization not in VALID_TOKENS:
+            raise ConnectionRejectionError({"message": "the token has expired", "extensions": {"code": "UNAUTHENTICATED"}})
+        return await super().on_ws_connect(context)
+
+
 schema = strawberry.Schema(query=Query, mutation=Mutation, subscription=Subscription)
-# Subscriptions over HTTP with Apollo's multipart protocol (off by default in Strawberry).
-graphql_app = GraphQL(
-    schema, graphql_ide=None, subscription_protocols=(MULTIPART_SUBSCRIPTION_PROTOCOL, GRAPHQL_SSE_PROTOCOL))
+# Subscriptions over HTTP with Apollo's multipart protocol (off by default in Strawberry), and
+# over both WebSocket protocols.
+graphql_app = GraphQLApp(
+    schema, graphql_ide=None,
+    subscription_protocols=(MULTIPART_SUBSCRIPTION_PROTOCOL, GRAPHQL_SSE_PROTOCOL, "graphql-transport-ws", "graphql-ws"))
+
+
+async def websocket(scope, receive, send):
+    """Strawberry's WebSocket, counted, with every client message recorded."""
+    offered = scope.get("subprotocols") or []
+    key = offered[0] if offered else ""
+    STATS["sockets"][key] = STATS["sockets"].get(key, 0) + 1
+
+    async def recording():
+        message = await receive()
+        if message.get("type") == "websocket.receive" and message.get("text"):
+            try:
+                parsed = json.loads(message["text"])
+                STATS["socketMessages"].append({"type": parsed.get("type"), "id": parsed.get("id")})
+            except (ValueError, AttributeError):
+                STATS["socketMessages"].append({"type": None, "id": None})
+        return message
+
+    return await graphql_app(scope, recording, send)
 
 
 async def read_body(receive):
@@ -260,8 +317,14 @@ async def routed(route, scope, receive, send):
 
 
 async def app(scope, receive, send):
+    if scope["type"] == "websocket":
+        return await websocket(scope, receive, send)
     if scope["type"] != "http":
         return await graphql_app(scope, receive, send)
+    if scope["path"] == "/__expire":
+        token = scope["query_string"].decode().split("token=", 1)[-1]
+        VALID_TOKENS.discard(f"Bearer {token}")
+        return await send_json(send, 200, {"valid": sorted(VALID_TOKENS)})
     if scope["path"] == "/__stats":
         return await send_json(send, 200, {"executions": EXECUTIONS, **STATS})
     if scope["path"] == "/__wait":
@@ -321,7 +384,8 @@ async def app(scope, receive, send):
 def main():
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    port = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 0
+    sock.bind(("127.0.0.1", port))
     sock.listen(1024)
     threading.Thread(target=watch_stdin, daemon=True).start()
     threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()

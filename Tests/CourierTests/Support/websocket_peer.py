@@ -20,6 +20,12 @@ Every other path is a WebSocket handshake, then the scenario its path names:
   a close frame and closes.
 * ``/auth``: as /echo, but 401 unless ``Authorization: Bearer new``.
 * ``/protocol``: as /echo, choosing the first offered subprotocol.
+* ``/gql/<mode>/<id>``: a hostile GraphQL server (the first offered subprotocol chosen): logs each
+  text message as ``{"event": "text", "payload": p}``; after ``connection_init`` it sends, by
+  mode, ``garbled`` (an ack, then at the first subscription a message cut mid-JSON),
+  ``unknown`` (an ack, then a message of an unknown type), ``noack`` (nothing), ``close4400``
+  (a close 4400 ``nope``); then it
+  reads until the client's close (logged) or EOF.
 * ``/wrong-protocol``, ``/bad-accept``, ``/extension``: a 101 that breaks the handshake.
 * ``/fragmented-text``: sends "héllo, wörld €" in fragments that split code points,
   a ping between two of them; then as /echo.
@@ -164,6 +170,10 @@ def serve(sock):
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         path = url.path
         conn_id = query.get("id")
+        if path.startswith("/gql/"):
+            # /gql/<mode>/<id>: a GraphQL client builds its URL from a path, without a query.
+            _, _, query["mode"], conn_id = path.split("/")
+            path = "/gql"
         if path == "/log":
             wait = query.get("wait")
             deadline = time.time() + 10
@@ -185,7 +195,7 @@ def serve(sock):
             return
         extra = ""
         key = accept(headers["sec-websocket-key"])
-        if path == "/protocol":
+        if path in ("/protocol", "/gql"):
             offered = [p.strip() for p in headers.get("sec-websocket-protocol", "").split(",") if p.strip()]
             if offered:
                 extra += f"Sec-WebSocket-Protocol: {offered[0]}\r\n"
@@ -226,8 +236,38 @@ def await_close(conn, conn_id):
         log(conn_id, {"event": "eof"})
 
 
+def hostile_graphql(query, conn, conn_id):
+    mode = query.get("mode", "noack")
+    try:
+        while True:
+            frame = conn.read_frame()
+            opcode, payload = frame[2], frame[3]
+            if opcode == 0x8:
+                code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
+                log(conn_id, {"event": "close", "code": code, "reason": payload[2:].decode(errors="replace")})
+                conn.send_frame(0x8, payload[:2])
+                return
+            if opcode != 0x1:
+                continue
+            text = payload.decode()
+            log(conn_id, {"event": "text", "payload": text})
+            kind = json.loads(text).get("type")
+            if kind == "connection_init" and mode == "close4400":
+                conn.send_frame(0x8, struct.pack("!H", 4400) + b"nope")
+            elif kind == "connection_init" and mode in ("garbled", "unknown"):
+                conn.send_frame(0x1, b'{"type":"connection_ack"}')
+                if mode == "unknown":
+                    conn.send_frame(0x1, b'{"type":"surprise","id":"1"}')
+            elif kind in ("subscribe", "start") and mode == "garbled":
+                conn.send_frame(0x1, b'{"type":"next","id":"1","payload":{"data":')
+    except EOFError:
+        log(conn_id, {"event": "eof"})
+
+
 def scenario(path, query, conn, conn_id):
-    if path in ("/echo", "/auth", "/protocol"):
+    if path == "/gql":
+        hostile_graphql(query, conn, conn_id)
+    elif path in ("/echo", "/auth", "/protocol"):
         echo(conn, conn_id)
     elif path == "/fragmented-text":
         data = "héllo, wörld €".encode()
