@@ -6,6 +6,10 @@
 struct GraphQLDocumentParser {
     private var lexer: GraphQLLexer
     private var token: GraphQLLexer.Token
+    /// How deep the selection sets, values and list types being parsed nest: bounded, so that a
+    /// hostile document is an error, not a stack overflow.
+    private var depth = 0
+    static let maximumDepth = 200
 
     /// The parsed document, or the first syntax error, with its line and column.
     static func parse(_ document: String) throws(GraphQLSyntaxError) -> GraphQLExecutableDocument {
@@ -48,8 +52,8 @@ struct GraphQLDocumentParser {
         for (name, at) in spreads where result.fragments[name] == nil {
             throw error("the fragment \(name) is spread but not defined", at: at)
         }
-        if let cycle = Self.fragmentCycle(in: result.fragments) {
-            throw GraphQLSyntaxError(message: "the fragment \(cycle) spreads itself", line: 1, column: 1)
+        if let problem = Self.fragmentProblem(in: result.fragments) {
+            throw GraphQLSyntaxError(message: problem, line: 1, column: 1)
         }
         return result
     }
@@ -117,6 +121,8 @@ struct GraphQLDocumentParser {
 
     /// A type reference as written: `Name`, `[Type]`, either with `!`.
     private mutating func type() throws(GraphQLSyntaxError) -> String {
+        try enter()
+        defer { depth -= 1 }
         var text: String
         if token.kind == .punctuator("[") {
             try advance()
@@ -136,6 +142,8 @@ struct GraphQLDocumentParser {
     // MARK: Selections
 
     private mutating func selectionSet() throws(GraphQLSyntaxError) -> [GraphQLExecutableDocument.Selection] {
+        try enter()
+        defer { depth -= 1 }
         try expect("{", "a selection set ({ … })")
         var selections: [GraphQLExecutableDocument.Selection] = []
         repeat {
@@ -202,6 +210,8 @@ struct GraphQLDocumentParser {
 
     /// A value; `constant` refuses variables (default values, and directives on variables).
     private mutating func value(constant: Bool) throws(GraphQLSyntaxError) -> GraphQLExecutableDocument.Value {
+        try enter()
+        defer { depth -= 1 }
         let start = token
         switch token.kind {
         case .punctuator("$"):
@@ -254,6 +264,11 @@ struct GraphQLDocumentParser {
 
     // MARK: Tokens
 
+    private mutating func enter() throws(GraphQLSyntaxError) {
+        guard depth < Self.maximumDepth else { throw error("the document nests deeper than \(Self.maximumDepth) levels", at: token) }
+        depth += 1
+    }
+
     private mutating func advance() throws(GraphQLSyntaxError) {
         token = try lexer.next()
     }
@@ -287,8 +302,9 @@ struct GraphQLDocumentParser {
         }
     }
 
-    /// The name of a fragment that reaches itself through its spreads, if any.
-    private static func fragmentCycle(in fragments: [String: GraphQLExecutableDocument.Fragment]) -> String? {
+    /// What is wrong with how the fragments spread each other, if anything: a fragment that
+    /// reaches itself, or spreads chained deeper than ``maximumDepth``.
+    private static func fragmentProblem(in fragments: [String: GraphQLExecutableDocument.Fragment]) -> String? {
         func spreads(_ selections: [GraphQLExecutableDocument.Selection]) -> [String] {
             selections.flatMap { selection -> [String] in
                 switch selection {
@@ -299,17 +315,18 @@ struct GraphQLDocumentParser {
             }
         }
         var finished: Set<String> = []
-        func visit(_ name: String, _ path: Set<String>) -> String? {
-            if path.contains(name) { return name }
+        func visit(_ name: String, _ path: [String]) -> String? {
+            if path.contains(name) { return "the fragment \(name) spreads itself" }
+            if path.count >= maximumDepth { return "fragments spread each other deeper than \(maximumDepth) levels" }
             guard !finished.contains(name), let fragment = fragments[name] else { return nil }
             for next in spreads(fragment.selections) {
-                if let cycle = visit(next, path.union([name])) { return cycle }
+                if let problem = visit(next, path + [name]) { return problem }
             }
             finished.insert(name)
             return nil
         }
         for name in fragments.keys.sorted() {
-            if let cycle = visit(name, []) { return cycle }
+            if let problem = visit(name, []) { return problem }
         }
         return nil
     }

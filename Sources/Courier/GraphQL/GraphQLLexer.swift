@@ -21,8 +21,9 @@ struct GraphQLLexer {
     private let bytes: [UInt8]
     private var offset = 0
     private var line = 1
-    /// The offset where `line` starts, for columns.
-    private var lineStart = 0
+    /// A place on `line` whose column is known, so that each column is counted from the last
+    /// one (columns count characters: UTF-8 continuation bytes are not counted).
+    private var columnMark = (offset: 0, column: 1)
 
     init(_ document: String) {
         bytes = Array(document.utf8)
@@ -31,7 +32,7 @@ struct GraphQLLexer {
     /// The next token; `.end` at the end of the document (and from then on).
     mutating func next() throws(GraphQLSyntaxError) -> Token {
         skipIgnored()
-        let (line, column) = (self.line, self.column(of: offset))
+        let (line, column) = (self.line, self.column(at: offset))
         guard offset < bytes.count else { return Token(kind: .end, line: line, column: column) }
         let byte = bytes[offset]
         let kind: Kind
@@ -94,12 +95,14 @@ struct GraphQLLexer {
         if bytes[offset] == UInt8(ascii: "\r"), offset + 1 < bytes.count, bytes[offset + 1] == UInt8(ascii: "\n") { offset += 1 }
         offset += 1
         line += 1
-        lineStart = offset
+        columnMark = (offset, 1)
     }
 
-    /// The column (from 1, in characters: UTF-8 continuation bytes not counted) of `offset`.
-    private func column(of offset: Int) -> Int {
-        1 + bytes[lineStart..<offset].lazy.filter { $0 & 0xC0 != 0x80 }.count
+    /// The column of `offset`, on the current line at or after the mark; moves the mark there.
+    private mutating func column(at offset: Int) -> Int {
+        let column = columnMark.column + bytes[columnMark.offset..<offset].lazy.filter { $0 & 0xC0 != 0x80 }.count
+        columnMark = (offset, column)
+        return column
     }
 
     private func error(_ message: String, _ line: Int, _ column: Int) -> GraphQLSyntaxError {

@@ -124,6 +124,22 @@ import Testing
         }
     }
 
+    @Test("a hostile nesting is an error, not a stack overflow")
+    func deepNesting() {
+        let deep = "{ " + String(repeating: "a { ", count: 100_000) + String(repeating: "} ", count: 100_001)
+        #expect(throws: GraphQLSyntaxError.self) { try GraphQLDocumentParser.parse(deep) }
+        let list = "{ a(x: " + String(repeating: "[", count: 100_000) + ") }"
+        #expect(throws: GraphQLSyntaxError.self) { try GraphQLDocumentParser.parse(list) }
+        let type = "query ($a: " + String(repeating: "[", count: 100_000) + "Int) { a }"
+        #expect(throws: GraphQLSyntaxError.self) { try GraphQLDocumentParser.parse(type) }
+        let chain = "{ ...F0 } " + (0..<5_000).map { "fragment F\($0) on T { ...F\($0 + 1) }" }.joined(separator: " ") + " fragment F5000 on T { a }"
+        #expect(throws: GraphQLSyntaxError(message: "fragments spread each other deeper than 200 levels", line: 1, column: 1)) {
+            try GraphQLDocumentParser.parse(chain)
+        }
+        let nested = "{ " + String(repeating: "a { ", count: 150) + "b" + String(repeating: " }", count: 151)
+        #expect(throws: Never.self) { try GraphQLDocumentParser.parse(nested) }
+    }
+
     @Test("a fragment that spreads itself, directly or through another, is refused")
     func fragmentCycles() {
         #expect(throws: GraphQLSyntaxError.self) {
