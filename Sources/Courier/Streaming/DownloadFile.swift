@@ -4,12 +4,15 @@ import Foundation
 /// disk nor the final `fsync` holds a thread of Swift's cooperative pool. Chunks gather in one
 /// of two buffers of ``flushSize`` bytes, reused for the whole download; a full buffer goes to
 /// the file while the other gathers, so receiving and writing overlap (one batch in flight).
+/// Memory per download stays within the two buffers (their pages are touched only as filled).
+/// After a write fails, nothing more is written: bytes after a gap would make a kept partial
+/// file resume from the wrong place.
 final class DownloadFile: @unchecked Sendable {
     /// The bytes gathered before a write.
     static let flushSize = 1 << 20
 
-    // Invariant: `handle` is used only on `queue`. `buffers`, `current`, `filled` and
-    // `writing` are used by the one task that owns this writer (append/finish/close are never
+    // Invariant: `handle` is used only on `queue`. `buffers`, `current`, `filled`, `writing`
+    // and `failed` are used by the one task that owns this writer (append/finish/close are never
     // called concurrently); `queue` reads the buffer that is not `current` while `writing`
     // runs, and the task gathers into it again only after awaiting `writing`.
     private let handle: FileHandle
@@ -19,6 +22,8 @@ final class DownloadFile: @unchecked Sendable {
     private var filled = 0
     /// The write of the other buffer, while in flight.
     private var writing: Task<Void, any Error>?
+    /// Whether a write has failed.
+    private var failed = false
 
     /// Where file-system work of downloads that is not a download's own writing runs (a
     /// partial file's record, its renaming and removal): off the cooperative pool.
@@ -84,7 +89,7 @@ final class DownloadFile: @unchecked Sendable {
 
     /// Writes what has gathered (kept bytes on disk stay resumable), then closes the file.
     func close() async {
-        try? await flush(synchronizing: false)
+        if !failed { try? await flush(synchronizing: false) }
         try? await writing?.value
         writing = nil
         try? await run { try self.handle.close() }
@@ -96,7 +101,12 @@ final class DownloadFile: @unchecked Sendable {
     private func flush(synchronizing: Bool) async throws {
         let previous = writing
         writing = nil
-        try await previous?.value
+        do {
+            try await previous?.value
+        } catch {
+            failed = true
+            throw error
+        }
         let (index, count) = (current, filled)
         current ^= 1
         filled = 0
@@ -106,10 +116,15 @@ final class DownloadFile: @unchecked Sendable {
                 if synchronizing { try self.handle.synchronize() }
             }
         }
-        if synchronizing {
-            try await write.value
-        } else {
+        guard synchronizing else {
             writing = write
+            return
+        }
+        do {
+            try await write.value
+        } catch {
+            failed = true
+            throw error
         }
     }
 
