@@ -12,12 +12,17 @@ struct GraphQLDocument: Sendable {
     /// The name as a JSON string.
     let nameJSON: String
 
-    private static let known = Locked<[ObjectIdentifier: GraphQLDocument]>([:])
+    private static let known = Locked<[ObjectIdentifier: Result<GraphQLDocument, NetworkError>]>([:])
 
     /// `Operation`'s document, worked out on its first call.
     static func of<Operation: GraphQLOperation>(_ type: Operation.Type) throws(NetworkError) -> GraphQLDocument {
-        if let document = known.withLock({ $0[ObjectIdentifier(type)] }) { return document }
-        try check(Operation.self)
+        if let document = known.withLock({ $0[ObjectIdentifier(type)] }) { return try document.get() }
+        do throws(NetworkError) {
+            try check(Operation.self)
+        } catch {
+            known.withLock { $0[ObjectIdentifier(type)] = .failure(error) }
+            throw error
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let document: GraphQLDocument
@@ -29,7 +34,7 @@ struct GraphQLDocument: Sendable {
         } catch {
             throw .encodingError(underlying: error)
         }
-        known.withLock { $0[ObjectIdentifier(type)] = document }
+        known.withLock { $0[ObjectIdentifier(type)] = .success(document) }
         return document
     }
 

@@ -112,8 +112,8 @@ struct GraphQLDocumentParser {
                 try advance()
                 defaultValue = try value(constant: true)
             }
-            _ = try directives(constant: true)
-            definitions.append(.init(name: name, type: type, defaultValue: defaultValue))
+            let directives = try self.directives(constant: true)
+            definitions.append(.init(name: name, type: type, defaultValue: defaultValue, directives: directives))
         } while token.kind != .punctuator(")")
         try advance()
         return definitions

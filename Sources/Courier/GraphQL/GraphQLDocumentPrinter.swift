@@ -15,7 +15,7 @@ enum GraphQLDocumentPrinter {
         if let name = operation.name { text += " \(name)" }
         if !operation.variables.isEmpty {
             text += "(" + operation.variables.map { variable in
-                "$\(variable.name): \(variable.type)" + (variable.defaultValue.map { " = \(value($0))" } ?? "")
+                "$\(variable.name): \(variable.type)" + (variable.defaultValue.map { " = \(value($0))" } ?? "") + directives(variable.directives)
             }.joined(separator: ", ") + ")"
         }
         text += directives(operation.directives)

@@ -25,6 +25,7 @@ struct GraphQLExecutableDocument: Equatable, Sendable {
         /// The type as written, `[ID!]!` for example.
         var type: String
         var defaultValue: Value?
+        var directives: [Directive] = []
     }
 
     indirect enum Selection: Equatable, Sendable {

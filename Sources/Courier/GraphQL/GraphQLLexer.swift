@@ -178,22 +178,34 @@ struct GraphQLLexer {
         throw error("a string is not closed", line, column)
     }
 
-    /// The UTF-8 of a `\uXXXX` escape (a surrogate pair as two escapes), after its `\u`.
+    /// The UTF-8 of a `\uXXXX` escape (a surrogate pair as two escapes) or a `\u{…}` one, after
+    /// its `\u`.
     private mutating func unicodeEscape(_ line: Int, _ column: Int) throws(GraphQLSyntaxError) -> [UInt8] {
-        func hex() -> UInt32? {
-            guard offset + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self), radix: 16) else {
-                return nil
+        func isHex(_ byte: UInt8) -> Bool { Self.isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f")) }
+        func hex(_ count: Int) -> UInt32? {
+            guard count > 0, offset + count <= bytes.count, bytes[offset..<(offset + count)].allSatisfy(isHex) else { return nil }
+            defer { offset += count }
+            return UInt32(String(decoding: bytes[offset..<(offset + count)], as: UTF8.self), radix: 16)
+        }
+        var scalar: UInt32
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "{") {
+            let digits = bytes[(offset + 1)...].prefix(while: isHex).count
+            offset += 1
+            guard digits <= 8, let value = hex(digits), offset < bytes.count, bytes[offset] == UInt8(ascii: "}") else {
+                throw error("\\u{…} needs hex digits and a closing brace", line, column)
             }
-            offset += 4
-            return value
+            offset += 1
+            scalar = value
+        } else {
+            guard let value = hex(4) else { throw error("\\u needs four hex digits", line, column) }
+            scalar = value
+            if (0xD800...0xDBFF).contains(scalar), offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") {
+                offset += 2
+                guard let low = hex(4), (0xDC00...0xDFFF).contains(low) else { throw error("a lone surrogate in \\u escapes", line, column) }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
         }
-        guard var scalar = hex() else { throw error("\\u needs four hex digits", line, column) }
-        if (0xD800...0xDBFF).contains(scalar), offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") {
-            offset += 2
-            guard let low = hex(), (0xDC00...0xDFFF).contains(low) else { throw error("a lone surrogate in \\u escapes", line, column) }
-            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-        }
-        guard let unicode = Unicode.Scalar(scalar) else { throw error("\\u escape of a surrogate alone", line, column) }
+        guard let unicode = Unicode.Scalar(scalar) else { throw error("\\u escape of a surrogate alone or past U+10FFFF", line, column) }
         return Array(String(Character(unicode)).utf8)
     }
 

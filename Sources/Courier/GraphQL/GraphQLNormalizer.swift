@@ -18,10 +18,15 @@ struct GraphQLNormalizer: Sendable {
         }
     }
 
-    /// The records `data` holds, answering `selections` from the root record `rootKey`.
-    func normalize(_ data: [String: JSONValue], selections: [GraphQLExecutableDocument.Selection], rootKey: String) -> [String: GraphQLRecord] {
+    /// The records `data` holds, answering `selections` from the root record `rootKey`, whose
+    /// type is `rootType` (`Query`: fragments on it apply at the root).
+    func normalize(
+        _ data: [String: JSONValue], selections: [GraphQLExecutableDocument.Selection], rootKey: String, rootType: String
+    ) -> [String: GraphQLRecord] {
         var records: [String: GraphQLRecord] = [:]
-        store(data, at: rootKey, selections: selections, typename: data["__typename"]?.stringValue, into: &records)
+        store(data, at: rootKey, selections: selections, typename: data["__typename"]?.stringValue ?? rootType, into: &records)
+        // The root's type is known to the reader; stored only when the response named it.
+        if data["__typename"] == nil { records[rootKey]?.fields["__typename"] = nil }
         return records
     }
 
@@ -30,7 +35,9 @@ struct GraphQLNormalizer: Sendable {
         _ object: [String: JSONValue], at key: String, selections: [GraphQLExecutableDocument.Selection], typename: String?,
         into records: inout [String: GraphQLRecord]
     ) {
-        var fields = records[key]?.fields ?? [:]
+        // Only what this object sets, merged at the end: the same record may be stored again
+        // below (an object inside itself), and those fields must stay.
+        var fields: [String: GraphQLRecord.Value] = [:]
         if let typename { fields["__typename"] = .scalar(.string(typename)) }
         for collected in collector.collect(selections, typename: typename) {
             guard let value = object[collected.responseKey] else { continue }   // did not arrive
@@ -42,7 +49,7 @@ struct GraphQLNormalizer: Sendable {
                 fields[storageKey] = self.value(value, path: "\(key).\(storageKey)", selections: selections, into: &records)
             }
         }
-        records[key] = GraphQLRecord(fields: fields)
+        records[key, default: GraphQLRecord(fields: [:])].fields.merge(fields) { $1 }
     }
 
     /// A value of a field with a selection set: null, an object (stored in its record) or a

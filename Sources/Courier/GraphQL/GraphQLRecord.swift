@@ -21,6 +21,15 @@ struct GraphQLRecord: Equatable, Sendable {
         var description: String { "\(record).\(field)" }
     }
 
+    /// The default names of the root types (a schema may name them otherwise).
+    static func rootType(of kind: GraphQLOperationKind) -> String {
+        switch kind {
+        case .query: "Query"
+        case .mutation: "Mutation"
+        case .subscription: "Subscription"
+        }
+    }
+
     /// The keys of the root records of queries, mutations and subscriptions.
     static func rootKey(of kind: GraphQLOperationKind) -> String {
         switch kind {

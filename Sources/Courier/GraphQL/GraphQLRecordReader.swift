@@ -6,12 +6,15 @@ struct GraphQLRecordReader: Sendable {
     let collector: GraphQLSelectionCollector
 
     /// A field the records do not hold: the operation cannot be answered from them.
-    struct Miss: Error, Equatable, CustomStringConvertible {
+    struct Miss: Error, CustomStringConvertible {
         /// The response path to the missing field (aliases and list indices).
         let path: [String]
         /// The record and the storage key that are missing.
         let record: String
         let field: String
+        /// The record fields read up to the miss, the missing one included: a watcher of the
+        /// operation hears when it arrives.
+        let dependencies: Set<GraphQLRecord.FieldKey>
 
         var description: String { "the cache lacks \(path.joined(separator: ".")) (\(record) has no \(field))" }
     }
@@ -22,21 +25,28 @@ struct GraphQLRecordReader: Sendable {
         let dependencies: Set<GraphQLRecord.FieldKey>
     }
 
-    /// `selections` answered from `records`, starting at the record `rootKey`.
+    /// `selections` answered from `records`, starting at the record `rootKey` of type `rootType`.
     func read(
-        _ selections: [GraphQLExecutableDocument.Selection], rootKey: String, from records: [String: GraphQLRecord]
+        _ selections: [GraphQLExecutableDocument.Selection], rootKey: String, rootType: String, from records: [String: GraphQLRecord]
     ) throws(Miss) -> Answer {
         var dependencies: Set<GraphQLRecord.FieldKey> = []
-        let data = try object(rootKey, selections: selections, path: [], records: records, dependencies: &dependencies)
+        let data = try object(rootKey, type: rootType, selections: selections, path: [], records: records, dependencies: &dependencies)
         return Answer(data: data, dependencies: dependencies)
     }
 
     private func object(
-        _ key: String, selections: [GraphQLExecutableDocument.Selection], path: [String], records: [String: GraphQLRecord],
-        dependencies: inout Set<GraphQLRecord.FieldKey>
+        _ key: String, type: String? = nil, selections: [GraphQLExecutableDocument.Selection], path: [String],
+        records: [String: GraphQLRecord], dependencies: inout Set<GraphQLRecord.FieldKey>
     ) throws(Miss) -> JSONValue {
-        guard let record = records[key] else { throw Miss(path: path, record: key, field: "__typename") }
-        let typename: String? = if case .scalar(.string(let name)) = record.fields["__typename"] { name } else { nil }
+        guard let record = records[key] else {
+            // Any of its fields arriving may answer the read.
+            for collected in collector.collect(selections, typename: type) {
+                dependencies.insert(GraphQLRecord.FieldKey(record: key, field: collector.storageKey(collected.first)))
+            }
+            throw Miss(path: path, record: key, field: "__typename", dependencies: dependencies)
+        }
+        let stored: String? = if case .scalar(.string(let name)) = record.fields["__typename"] { name } else { nil }
+        let typename = stored ?? type
         var members: [String: JSONValue] = [:]
         for collected in collector.collect(selections, typename: typename) {
             let field = collected.first
@@ -47,8 +57,8 @@ struct GraphQLRecordReader: Sendable {
             }
             let storageKey = collector.storageKey(field)
             dependencies.insert(GraphQLRecord.FieldKey(record: key, field: storageKey))
-            guard let stored = record.fields[storageKey] else { throw Miss(path: path, record: key, field: storageKey) }
-            members[collected.responseKey] = try value(stored, selections: collected.selections, path: path, records: records, dependencies: &dependencies)
+            guard let value = record.fields[storageKey] else { throw Miss(path: path, record: key, field: storageKey, dependencies: dependencies) }
+            members[collected.responseKey] = try self.value(value, selections: collected.selections, path: path, records: records, dependencies: &dependencies)
         }
         return .object(members)
     }

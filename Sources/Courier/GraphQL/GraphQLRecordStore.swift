@@ -29,14 +29,16 @@ struct GraphQLRecordStore: Sendable {
         let before = layers.isEmpty ? nil : records
         let changed = GraphQLRecord.merge(incoming, into: &base)
         guard let before else { return watchers(of: changed) }
-        return watchers(of: changed.filter { Self.value(at: $0, in: before) != Self.value(at: $0, in: records) })
+        let after = records
+        return watchers(of: changed.filter { Self.value(at: $0, in: before) != Self.value(at: $0, in: after) })
     }
 
     /// Adds an optimistic layer `id` over the records; returns the watchers it concerns.
     mutating func addLayer(_ id: Int, _ incoming: [String: GraphQLRecord]) -> Set<WatcherID> {
         let before = records
         layers.append((id, incoming))
-        return watchers(of: Self.fields(of: incoming).filter { Self.value(at: $0, in: before) != Self.value(at: $0, in: records) })
+        let after = records
+        return watchers(of: Self.fields(of: incoming).filter { Self.value(at: $0, in: before) != Self.value(at: $0, in: after) })
     }
 
     /// Removes layer `id` (the server answered, or the mutation failed: a rollback); returns the
@@ -45,7 +47,8 @@ struct GraphQLRecordStore: Sendable {
         guard let index = layers.firstIndex(where: { $0.id == id }) else { return [] }
         let before = records
         let removed = layers.remove(at: index)
-        return watchers(of: Self.fields(of: removed.records).filter { Self.value(at: $0, in: before) != Self.value(at: $0, in: records) })
+        let after = records
+        return watchers(of: Self.fields(of: removed.records).filter { Self.value(at: $0, in: before) != Self.value(at: $0, in: after) })
     }
 
     /// Removes a record, or one field of it, from the server's records; returns the watchers

@@ -67,13 +67,25 @@ struct GraphQLSelectionCollector: Sendable {
     /// variables resolved, as canonical JSON (`posts(first:10)`, `user(id:"42")`). An argument
     /// whose variable is not given is left out, as the server leaves it out.
     func storageKey(_ field: GraphQLExecutableDocument.Field) -> String {
-        let arguments = field.arguments.compactMap { argument -> (String, JSONValue)? in
+        let arguments = field.arguments.compactMap { argument -> (String, String)? in
             if case .variable(let name) = argument.value, variables[name] == nil { return nil }
-            return (argument.name, resolve(argument.value))
+            return (argument.name, keyText(argument.value))
         }
         guard !arguments.isEmpty else { return field.name }
-        let text = arguments.sorted { $0.0 < $1.0 }.map { "\($0.0):\(Self.canonical($0.1))" }.joined(separator: ",")
+        let text = arguments.sorted { $0.0 < $1.0 }.map { "\($0.0):\($0.1)" }.joined(separator: ",")
         return "\(field.name)(\(text))"
+    }
+
+    /// An argument's value as canonical JSON; an integer literal keeps its digits (a `Double`
+    /// would merge ids past 2^53).
+    private func keyText(_ value: GraphQLExecutableDocument.Value) -> String {
+        switch value {
+        case .int(let text): text
+        case .list(let items): "[" + items.map(keyText).joined(separator: ",") + "]"
+        case .object(let fields):
+            "{" + fields.sorted { $0.name < $1.name }.map { "\(Self.canonical(.string($0.name))):\(keyText($0.value))" }.joined(separator: ",") + "}"
+        default: Self.canonical(resolve(value))
+        }
     }
 
     /// A literal as JSON; a variable's value (null when not given).

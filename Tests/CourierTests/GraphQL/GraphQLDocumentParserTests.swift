@@ -73,14 +73,14 @@ import Testing
     @Test("strings: escapes, a surrogate pair, UTF-8 as is, block strings without their indentation")
     func strings() throws {
         let text = #"""
-            { a(s: "q\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00 ü", b: """
+            { a(s: "q\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00 ü\u{1F600}", b: """
                 first
                   second \""" quoted
                 """) }
             """#
         let document = try GraphQLDocumentParser.parse(text)
         guard case .field(let field) = document.operations.first?.selections.first else { Issue.record("no field"); return }
-        #expect(field.arguments.first?.value == .string("q\"\\/\u{8}\u{C}\n\r\té😀 ü"))
+        #expect(field.arguments.first?.value == .string("q\"\\/\u{8}\u{C}\n\r\té😀 ü😀"))
         #expect(field.arguments.last?.value == .string("first\n  second \"\"\" quoted"))
     }
 
@@ -100,6 +100,9 @@ import Testing
         ("{ a(x: \"open\n\") }", 1, 8, "a string ends at the end of its line (use a block string for several)"),
         ("{ a(x: \"\\q\") }", 1, 8, "unknown escape \\\"q\" in a string"),
         ("{ a(x: \"\\u12\") }", 1, 8, "\\u needs four hex digits"),
+        ("{ a(x: \"\\u+041\") }", 1, 8, "\\u needs four hex digits"),
+        ("{ a(x: \"\\u{110000}\") }", 1, 8, "\\u escape of a surrogate alone or past U+10FFFF"),
+        ("{ a(x: \"\\u{12\") }", 1, 8, "\\u{…} needs hex digits and a closing brace"),
         ("{ a(x: \"no end) }", 1, 8, "a string is not closed"),
         ("{ a(x: \"\"\"no end) }", 1, 8, "a block string is not closed"),
         ("{ }", 1, 3, "a selection set cannot be empty"),

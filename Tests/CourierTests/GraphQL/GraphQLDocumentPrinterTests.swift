@@ -5,7 +5,7 @@ import Testing
 /// Printing parsed documents back, with `__typename` added as Apollo's clients send them.
 @Suite struct GraphQLDocumentPrinterTests {
     private let text = #"""
-        query Hero($id: ID!, $first: Int = 10, $tags: [String!] = ["a\"b", "ü"]) @cached(ttl: 60) {
+        query Hero($id: ID!, $first: Int = 10 @tag(name: "x"), $tags: [String!] = ["a\"b", "ü"]) @cached(ttl: 60) {
           luke: hero(id: $id, filter: {name: "Luke", height: 1.72e0, alive: true, spouse: null, kind: JEDI}) {
             ...HeroFields
             friends(first: $first) @include(if: $withFriends) { name }
@@ -28,7 +28,7 @@ import Testing
     func addsTypename() throws {
         let document = try GraphQLDocumentParser.parse(text)
         let printed = GraphQLDocumentPrinter.print(document, addingTypename: true)
-        #expect(printed.hasPrefix(#"query Hero($id: ID!, $first: Int = 10, $tags: [String!] = ["a\"b", "ü"]) @cached(ttl: 60) { luke: hero("#))
+        #expect(printed.hasPrefix(#"query Hero($id: ID!, $first: Int = 10 @tag(name: "x"), $tags: [String!] = ["a\"b", "ü"]) @cached(ttl: 60) { luke: hero("#))
         #expect(printed.contains(#"{ __typename ...HeroFields friends(first: $first) @include(if: $withFriends) { __typename name } ... on Droid { __typename primaryFunction } ... @skip(if: true) { __typename id } }"#))
         #expect(printed.hasSuffix("fragment HeroFields on Character { __typename id name }"))
         // Printing again adds nothing.
