@@ -35,6 +35,28 @@ struct CircuitBreaker: Sendable {
         /// Up to this share of `openDuration` is added at random to each opening.
         var openJitter = 0.2
         var halfOpenProbes = 3
+        /// How long the breaker stays half-open waiting for its probes' outcomes before it opens
+        /// again: a probe whose outcome is never reported does not shut the origin out for good.
+        var maximumHalfOpenWait: Duration = .seconds(60)
+
+        /// The same settings brought into range: rates in (0, 1], at least one call and probe,
+        /// no more minimum calls than a count window holds, a time window of 1 s to 1 h.
+        var checked: Configuration {
+            var checked = self
+            checked.failureRateThreshold = min(max(failureRateThreshold, 0.000_1), 1)
+            checked.slowCallRateThreshold = min(max(slowCallRateThreshold, 0.000_1), 1)
+            checked.openJitter = max(0, openJitter)
+            checked.halfOpenProbes = max(1, halfOpenProbes)
+            checked.minimumCalls = max(1, minimumCalls)
+            switch window {
+            case .calls(let size):
+                checked.window = .calls(max(1, size))
+                checked.minimumCalls = min(checked.minimumCalls, max(1, size))
+            case .time(let span):
+                checked.window = .time(min(max(span, .seconds(1)), .seconds(3_600)))
+            }
+            return checked
+        }
     }
 
     enum State: Sendable, Equatable {
@@ -78,10 +100,13 @@ struct CircuitBreaker: Sendable {
     private var window: OutcomeWindow
     private var probesStarted = 0
     private var probes = OutcomeWindow.Counts()
+    /// When the breaker turned half-open.
+    private var halfOpenSince = Duration.zero
 
+    /// A closed breaker with `configuration`, brought into range (``Configuration/checked``).
     init(configuration: Configuration) {
-        self.configuration = configuration
-        window = OutcomeWindow(configuration.window)
+        self.configuration = configuration.checked
+        window = OutcomeWindow(self.configuration.window)
     }
 
     /// Whether a call may go at `now`. An open breaker whose time is up turns half-open here,
@@ -94,8 +119,14 @@ struct CircuitBreaker: Sendable {
             guard now >= until else { return (.refused(retryAt: until), nil) }
             let transition = change(to: .halfOpen)
             probesStarted = 1
+            halfOpenSince = now
             return (.permitted(Permit(generation: generation)), transition)
         case .halfOpen:
+            if probesStarted >= configuration.halfOpenProbes, now >= halfOpenSince + configuration.maximumHalfOpenWait {
+                // The probes' outcomes never came: open again (no jitter: nothing to spread).
+                let transition = change(to: .open(until: now + configuration.openDuration))
+                return (.refused(retryAt: now + configuration.openDuration), transition)
+            }
             guard probesStarted < configuration.halfOpenProbes else { return (.refused(retryAt: nil), nil) }
             probesStarted += 1
             return (.permitted(Permit(generation: generation)), nil)

@@ -1,5 +1,6 @@
 /// The sliding window of a ``CircuitBreaker``: the last `n` outcomes (a ring), or the outcomes
-/// of the last span of time in one-second buckets (older buckets dropped as time moves on).
+/// of the last span of time in one-second buckets (a bucket is emptied when its second comes
+/// round again).
 struct OutcomeWindow: Sendable {
     /// How many calls, failures and slow calls.
     struct Counts: Sendable, Equatable {
@@ -20,60 +21,60 @@ struct OutcomeWindow: Sendable {
         }
     }
 
-    private enum Storage: Sendable {
-        /// The last outcomes, oldest overwritten: `ring[next]` is the next to go.
-        case calls(ring: [Counts], next: Int)
-        /// One bucket per second of the span, by second number modulo the count.
-        case time(buckets: [(second: Int64, counts: Counts)])
-    }
-
-    private var storage: Storage
+    /// One slot per call (count window) or per second (time window).
+    private var slots: [Counts]
+    private let countsTime: Bool
+    /// The count window's next slot to overwrite.
+    private var next = 0
+    /// The time window's latest second seen; the slots of the seconds after it are stale.
+    private var latestSecond: Int64?
     private var total = Counts()
 
     init(_ window: CircuitBreaker.Configuration.Window) {
         switch window {
         case .calls(let size):
-            storage = .calls(ring: Array(repeating: Counts(), count: max(1, size)), next: 0)
+            slots = Array(repeating: Counts(), count: max(1, size))
+            countsTime = false
         case .time(let span):
-            let seconds = max(1, Int(span.components.seconds))
-            storage = .time(buckets: Array(repeating: (-1, Counts()), count: seconds))
+            slots = Array(repeating: Counts(), count: Int(max(1, span.components.seconds)))
+            countsTime = true
         }
     }
 
     mutating func add(failed: Bool, slow: Bool, at now: Duration) {
-        var one = Counts()
-        one.add(failed: failed, slow: slow)
-        switch storage {
-        case .calls(var ring, let next):
-            total.remove(ring[next])
-            ring[next] = one
-            storage = .calls(ring: ring, next: (next + 1) % ring.count)
-        case .time:
-            expire(at: now)
-            guard case .time(var buckets) = storage else { return }
-            let second = now.components.seconds
-            let index = Int(second % Int64(buckets.count))
-            if buckets[index].second != second { buckets[index] = (second, Counts()) }
-            buckets[index].counts.add(failed: failed, slow: slow)
-            storage = .time(buckets: buckets)
+        let index: Int
+        if countsTime {
+            advance(to: now)
+            index = Int(now.components.seconds % Int64(slots.count))
+        } else {
+            index = next
+            total.remove(slots[index])
+            slots[index] = Counts()
+            next = (next + 1) % slots.count
         }
+        slots[index].add(failed: failed, slow: slow)
         total.add(failed: failed, slow: slow)
     }
 
     /// The counts of the outcomes still in the window at `now`.
     mutating func counts(at now: Duration) -> Counts {
-        expire(at: now)
+        if countsTime { advance(to: now) }
         return total
     }
 
-    /// Drops the buckets of seconds that have left the span.
-    private mutating func expire(at now: Duration) {
-        guard case .time(var buckets) = storage else { return }
+    /// Empties the slots of the seconds from the latest one seen up to `now`'s (at most all).
+    private mutating func advance(to now: Duration) {
         let second = now.components.seconds
-        for index in buckets.indices where buckets[index].second >= 0 && buckets[index].second <= second - Int64(buckets.count) {
-            total.remove(buckets[index].counts)
-            buckets[index] = (-1, Counts())
+        guard let latest = latestSecond else {
+            latestSecond = second
+            return
         }
-        storage = .time(buckets: buckets)
+        guard second > latest else { return }
+        for passed in (latest + 1)...min(second, latest + Int64(slots.count)) {
+            let index = Int(passed % Int64(slots.count))
+            total.remove(slots[index])
+            slots[index] = Counts()
+        }
+        latestSecond = second
     }
 }

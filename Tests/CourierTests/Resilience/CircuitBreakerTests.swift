@@ -116,4 +116,29 @@ import Testing
         call(&timed, .failure, at: .seconds(19))
         #expect(timed.state != .closed)   // 3 of 6 in the last ten seconds
     }
+
+    @Test("probes whose outcomes never come: after the longest half-open wait, the breaker opens again")
+    func lostProbes() {
+        var breaker = breaker { $0.openJitter = 0; $0.maximumHalfOpenWait = .seconds(60) }
+        for second in 1...4 { call(&breaker, .failure, at: .seconds(Int64(second))) }
+        guard case .open(let until) = breaker.state else { Issue.record("not open"); return }
+        _ = breaker.acquire(now: until)
+        _ = breaker.acquire(now: until)   // both probes out, never reported
+        #expect(breaker.acquire(now: until + .seconds(59)).0 == .refused(retryAt: nil))
+        let (decision, transition) = breaker.acquire(now: until + .seconds(60))
+        #expect(decision == .refused(retryAt: until + .seconds(90)))
+        #expect(transition == .init(from: .halfOpen, to: .open(until: until + .seconds(90))))
+        #expect(breaker.acquire(now: until + .seconds(90)).1?.to == .halfOpen)
+    }
+
+    @Test("settings out of range are brought into it: a minimum above the window's size, rates of 0, a huge span")
+    func checkedSettings() {
+        var breaker = breaker { $0.window = .calls(3); $0.minimumCalls = 50 }
+        for second in 1...3 { call(&breaker, .failure, at: .seconds(Int64(second))) }
+        #expect(breaker.state != .closed)
+        let checked = CircuitBreaker(configuration: .init(window: .time(.seconds(1_000_000)), failureRateThreshold: 0, halfOpenProbes: 0)).configuration
+        #expect(checked.window == .time(.seconds(3_600)))
+        #expect(checked.failureRateThreshold > 0)
+        #expect(checked.halfOpenProbes == 1)
+    }
 }
