@@ -160,7 +160,8 @@ enum RawCurlWebSocket {
     }
 
     /// Sends all of `bytes` on a connect-only handle, waiting in `poll` while the socket is full
-    /// (this thread is the benchmark's own); false if libcurl fails.
+    /// (this thread is the benchmark's own); false if libcurl fails or the socket stays full
+    /// for `waitMilliseconds`.
     static func sendAll(_ bytes: [UInt8], easy: UnsafeMutableRawPointer, socket: curl_socket_t, waitMilliseconds: Int32) -> Bool {
         var written = 0
         while written < bytes.count {
@@ -168,7 +169,8 @@ enum RawCurlWebSocket {
             let code = bytes.withUnsafeBytes { curl_easy_send(easy, $0.baseAddress! + written, $0.count - written, &count) }
             if code == CURLE_AGAIN {
                 var descriptor = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&descriptor, 1, waitMilliseconds)
+                // Not writable in time, or the socket failed: give up rather than spin.
+                guard poll(&descriptor, 1, waitMilliseconds) > 0, descriptor.revents & Int16(POLLOUT) != 0 else { return false }
                 continue
             }
             guard code == CURLE_OK else { return false }

@@ -181,7 +181,8 @@ final class CurlEasyHandle: @unchecked Sendable {
             if http2 { set(CURLOPT_PIPEWAIT, 1) }
             set(CURLOPT_SSLVERSION, settings.minimumTLSVersion)
             // The file alone, so that libcurl parses the roots once per multi handle (a CA
-            // directory makes it parse the file again for every connection).
+            // directory makes it parse the file again for every connection); if libcurl
+            // refuses, the directory stays: slower, not less safe.
             if settings.trustsCAFileOnly { _ = courier_easy_set_pointer(easy, CURLOPT_CAPATH, nil) }
             if let client = settings.clientCertificate {
                 setText(CURLOPT_SSLCERT, client.certificateFile)

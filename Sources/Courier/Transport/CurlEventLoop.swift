@@ -61,7 +61,7 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     /// `curl_global_init`, once per process, before the first handle.
-    private static let initializeLibcurl: Void = {
+    static let initializeLibcurl: Void = {
         _ = curl_global_init(Int(CURL_GLOBAL_ALL))
     }()
 

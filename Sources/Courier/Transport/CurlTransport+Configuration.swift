@@ -85,6 +85,12 @@ extension CurlTransport {
             /// A PEM file of root certificates trusted in addition to the system's trust store
             /// (a private CA). Default nil.
             public var extraRootsFile: String?
+            /// Whether the system's CA directory (libcurl's `CURLOPT_CAPATH`, `/etc/ssl/certs` on
+            /// Debian) is trusted besides its CA file (`ca-certificates.crt`). Default `false`:
+            /// libcurl then parses the roots once per transport instead of for every new
+            /// connection; a root that is only in the directory needs `update-ca-certificates`,
+            /// or ``extraRootsFile``. When the CA file does not exist, the directory is used.
+            public var trustsCADirectory = false
             /// A client certificate for mutual TLS. Default nil.
             public var clientCertificate: ClientCertificate?
             /// Public-key pins per host pattern. Default none.

@@ -160,7 +160,7 @@ struct CurlSettings: @unchecked Sendable {
         clientCertificate = configuration.tls.clientCertificate
         pins = configuration.tls.pins
         extraRoots = configuration.tls.extraRootsFile.map { UnsafePointer(strdup($0)) }
-        trustsCAFileOnly = Self.libcurlCAFileExists
+        trustsCAFileOnly = !configuration.tls.trustsCADirectory && Self.libcurlCAFileExists
         switch configuration.proxy {
         case .none: proxy = ""
         case .environment: proxy = nil
@@ -170,6 +170,7 @@ struct CurlSettings: @unchecked Sendable {
 
     /// Whether the CA file libcurl was built to trust (`CURLINFO_CAINFO`) exists; read once.
     private static let libcurlCAFileExists: Bool = {
+        CurlEventLoop.initializeLibcurl
         guard let easy = curl_easy_init() else { return false }
         defer { curl_easy_cleanup(easy) }
         var pointer: UnsafeMutableRawPointer?

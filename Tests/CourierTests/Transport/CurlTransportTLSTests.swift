@@ -20,10 +20,11 @@ import Testing
     /// `roots` besides the system's store.
     static func transport(
         roots: String?, pins: [String: [String]] = [:], minimum: CurlTransport.Configuration.TLS.Version = .v1_2,
-        client: CurlTransport.Configuration.TLS.ClientCertificate? = nil
+        client: CurlTransport.Configuration.TLS.ClientCertificate? = nil, directory: Bool = false
     ) throws -> CurlTransport {
         var configuration = CurlTransport.Configuration()
         configuration.proxy = .none
+        configuration.tls.trustsCADirectory = directory
         configuration.tls.extraRootsFile = roots
         configuration.tls.pins = try CertificatePinner(pins)
         configuration.tls.minimumVersion = minimum
@@ -70,10 +71,12 @@ import Testing
 
     // MARK: Trust
 
-    @Test("the test's root as an extra root makes the server trusted under every name of its leaf")
-    func extraRootTrusted() async throws {
+    /// Each name is a connection of its own: the extra root holds on every one, whether libcurl
+    /// keeps the parsed roots (the CA file alone) or parses them each time (with the directory).
+    @Test("the test's root as an extra root makes the server trusted under every name of its leaf", arguments: [false, true])
+    func extraRootTrusted(directory: Bool) async throws {
         try await withTLSServer { server, certificates in
-            let transport = try Self.transport(roots: certificates.rootFile)
+            let transport = try Self.transport(roots: certificates.rootFile, directory: directory)
             for host in ["localhost", "127.0.0.1"] + TestCertificates.hosts {
                 let seen = try await Self.get(transport, server, host)
                 #expect(seen.method == "GET")
@@ -83,10 +86,10 @@ import Testing
         }
     }
 
-    @Test("without the extra root the server's chain is untrusted and nothing is sent")
-    func withoutExtraRootUntrusted() async throws {
+    @Test("without the extra root the server's chain is untrusted and nothing is sent", arguments: [false, true])
+    func withoutExtraRootUntrusted(directory: Bool) async throws {
         try await withTLSServer { server, _ in
-            let transport = try Self.transport(roots: nil)
+            let transport = try Self.transport(roots: nil, directory: directory)
             let message = await Self.securityError {
                 _ = try await transport.send(HTTPRequest(method: .post, url: server.url(), body: Data("secret".utf8)))
             }
