@@ -121,4 +121,41 @@ struct WebSocketChannelTests {
         guard case .connectionLost? = await reader.value else { Issue.record("the reader did not see the drop"); return }
         await #expect(throws: NetworkError.self) { try await channel.send(.text("late")) }
     }
+
+    @Test("bytes the loop took count against the send limit until a turn says they are written")
+    func unsentCounts() async throws {
+        let channel = channel { $0.sendBufferSize = 100; $0.compression = false }
+        try await channel.send(.binary(Data(repeating: 1, count: 300)))
+        var output: [UInt8] = []
+        var written = 0
+        var turn = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        #expect(output.count > 300 && written == 0 && !turn.writersWaiting)
+        let second = Task { try await channel.send(.text("second")) }
+        // The loop wrote a third: the rest still fills the buffer, so the sender waits.
+        written = 100
+        while !channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written).writersWaiting {
+            await Task.yield()
+        }
+        #expect(written == 100)
+        written = output.count
+        turn = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        #expect(!turn.writersWaiting && output.isEmpty)
+        try await second.value
+        #expect(clientFrames(drain(channel)).map(\.payload) == [Array("second".utf8)])
+    }
+
+    @Test("mask keys from the system's generator differ from frame to frame, across refills")
+    func maskKeys() async throws {
+        let channel = WebSocketChannel(options: WebSocketOptions(), host: "127.0.0.1", port: 1, wake: {})
+        channel.useRandom(SystemRandomSource())
+        for _ in 0..<1_500 { try await channel.send(.binary(Data([0]))) }
+        let bytes = drain(channel)
+        // Each frame: 2 head bytes, the 4-byte key, 1 payload byte.
+        let keys = stride(from: 0, to: bytes.count, by: 7).map { Array(bytes[($0 + 2)..<($0 + 6)]) }
+        #expect(keys.count == 1_500)
+        #expect(Set(keys).count > 1_490)
+        var direct = WebSocketMaskKeys()
+        let drawn = (0..<3_000).map { _ in direct.next() }
+        #expect(Set(drawn).count > 2_990)
+    }
 }
