@@ -15,8 +15,9 @@ import Foundation
 /// writable while frames wait.
 final class CurlWebSocketConnection: @unchecked Sendable {
     // Invariant: the `let`s are set before the connection is shared. Everything else but the
-    // answer is touched only on the loop's thread (the socket callback runs there, inside
-    // `curl_multi_perform`). The answer only under its lock (`pendingAnswer`).
+    // answer and `socketOpen` is touched only on the loop's thread (the socket callback runs
+    // there, inside `curl_multi_perform`). The answer only under its lock (`pendingAnswer`);
+    // `socketOpen`, and libcurl's calls on the open socket, only under `io`.
     private enum Phase {
         case connecting
         case writingRequest
@@ -67,6 +68,11 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     private var readWaitIndex: Int?
 
     private let pendingAnswer = Locked(TransportAnswer())
+    /// Held around every libcurl call on the open socket: the loop's reads and writes and a
+    /// sending task's own write (an easy handle, and OpenSSL under it, take one thread at a
+    /// time). `socketOpen` only under it.
+    private let io = Lock()
+    private var socketOpen = false
 
     init?(request: HTTPRequest, handshake: WebSocketHandshake, options: WebSocketOptions, maxHeadBytes: Int, wake: @escaping @Sendable () -> Void) {
         guard let handle = CurlEasyHandle(), let multi = curl_multi_init() else { return nil }
@@ -244,7 +250,15 @@ final class CurlWebSocketConnection: @unchecked Sendable {
             }
             compression = made
         }
-        let channel = WebSocketChannel(options: options, compression: compression, host: host, port: port, wake: wake)
+        let channel = WebSocketChannel(options: options, compression: compression, host: host, port: port, wake: wake) { [io, self] bytes in
+            // A task's write: never waits for the loop (it then queues instead).
+            io.withLockIfAvailable { () -> Int in
+                guard self.socketOpen else { return 0 }
+                var sent = 0
+                return curl_easy_send(self.handle.easy, bytes.baseAddress!, bytes.count, &sent) == CURLE_OK ? sent : 0
+            } ?? 0
+        }
+        io.withLock { socketOpen = true }
         var opened = response
         opened.upgradedConnection = channel
         self.channel = channel
@@ -284,7 +298,7 @@ final class CurlWebSocketConnection: @unchecked Sendable {
         while wantsToRead, mayRead, reads < 4, count < readBuffer.count {
             reads += 1
             var got = 0
-            let code = readBuffer.withUnsafeMutableBytes { curl_easy_recv(easy, $0.baseAddress! + count, $0.count - count, &got) }
+            let code = readBuffer.withUnsafeMutableBytes { buffer in io.withLock { curl_easy_recv(easy, buffer.baseAddress! + count, buffer.count - count, &got) } }
             if code == CURLE_AGAIN {
                 mayRead = false
                 break
@@ -307,7 +321,7 @@ final class CurlWebSocketConnection: @unchecked Sendable {
         var writeBlocked = false
         while written < output.count {
             var sent = 0
-            let code = output.withUnsafeBytes { curl_easy_send(easy, $0.baseAddress! + written, $0.count - written, &sent) }
+            let code = output.withUnsafeBytes { bytes in io.withLock { curl_easy_send(easy, bytes.baseAddress! + written, bytes.count - written, &sent) } }
             if code == CURLE_AGAIN {
                 writeBlocked = true
                 break
@@ -338,7 +352,10 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     /// channel. Called once.
     private func end(_ channel: WebSocketChannel?, _ error: NetworkError? = nil) -> Int32? {
         phase = .finished
-        curl_multi_remove_handle(multi, handle.easy)
+        io.withLock {
+            socketOpen = false
+            curl_multi_remove_handle(multi, handle.easy)
+        }
         channel?.socketEnded(error)
         return nil
     }

@@ -25,6 +25,9 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
     private let port: Int
     /// Nudges the I/O thread: output to write, room to read, or the socket to end.
     let wake: @Sendable () -> Void
+    /// Writes to the socket from the sending task when nothing is queued ahead: what it could
+    /// write now without blocking (0 when the socket is full or the I/O thread is using it).
+    private let writeNow: (@Sendable (UnsafeRawBufferPointer) -> Int)?
 
     private var machine: WebSocketStateMachine
     /// A random source the client was given instead of the system's (tests); nil: mask keys
@@ -54,7 +57,9 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
     /// The negotiated `permessage-deflate`, if any: messages sent are compressed with it.
     private let compression: PerMessageDeflate?
 
-    init(options: WebSocketOptions, compression: PerMessageDeflate? = nil, host: String, port: Int, wake: @escaping @Sendable () -> Void) {
+    init(options: WebSocketOptions, compression: PerMessageDeflate? = nil, host: String, port: Int,
+         wake: @escaping @Sendable () -> Void, writeNow: (@Sendable (UnsafeRawBufferPointer) -> Int)? = nil) {
+        self.writeNow = writeNow
         machine = WebSocketStateMachine(
             maxFrameSize: max(0, options.maxFrameSize), maxMessageSize: max(0, options.maxMessageSize), compression: compression)
         self.compression = compression
@@ -199,8 +204,11 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
         }
         try await waitForRoom()
         var reserved: UInt8 = 0
-        try lock.withLock { () -> Result<Void, NetworkError> in
+        let queued = try lock.withLock { () -> Result<Bool, NetworkError> in
             guard machine.canSend, ending == nil, !dropNow else { return .failure(closedError()) }
+            // Nothing ahead of this message, queued or held by the I/O thread: it may go out
+            // from here, under the lock so that no later message overtakes it.
+            let first = outbound.isEmpty && unsent == 0
             // Compressed here, under the lock: the deflate stream's context follows the order of
             // the messages on the wire.
             if let compression {
@@ -221,9 +229,17 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
                     offset = end
                 } while offset < bytes.count
             }
-            return .success(())
+            if first, let writeNow {
+                let written = outbound.withUnsafeBytes { writeNow($0) }
+                if written == outbound.count {
+                    outbound.removeAll(keepingCapacity: outbound.capacity <= 4 * sendLimit)
+                    return .success(false)
+                }
+                outbound.removeSubrange(0..<written)
+            }
+            return .success(true)
         }.get()
-        wake()
+        if queued { wake() }
     }
 
     func ping() -> Bool {

@@ -158,4 +158,48 @@ struct WebSocketChannelTests {
         let drawn = (0..<3_000).map { _ in direct.next() }
         #expect(Set(drawn).count > 2_990)
     }
+
+    @Test("a send with nothing queued ahead is written by the task; what the socket does not take, or anything behind the loop's bytes, is queued for the loop")
+    func sendersWrite() async throws {
+        let wire = Locked<[UInt8]>([])
+        let accept = Locked<Int>(.max)   // how many bytes the "socket" takes per write
+        let wakes = Locked(0)
+        let channel = WebSocketChannel(
+            options: WebSocketOptions(), host: "127.0.0.1", port: 1, wake: { wakes.withLock { $0 += 1 } },
+            writeNow: { bytes in
+                let taken = min(bytes.count, accept.withLock { $0 })
+                wire.withLock { $0 += bytes[0..<taken] }
+                return taken
+            })
+        channel.useRandom(SeededRandomSource(seed: 7))
+        try await channel.send(.text("one"))
+        #expect(clientFrames(wire.withLock { $0 }).map(\.payload) == [Array("one".utf8)])
+        #expect(wakes.withLock { $0 } == 0 && drain(channel).isEmpty)
+
+        // A full socket: part written, the rest queued for the loop, which is woken.
+        accept.withLock { $0 = 3 }
+        try await channel.send(.text("two"))
+        #expect(wakes.withLock { $0 } == 1)
+        let rest = drain(channel)
+        #expect(clientFrames(Array(wire.withLock { $0 }.dropFirst(9)) + rest).map(\.payload) == [Array("two".utf8)])
+
+        // Bytes the loop holds unwritten go first: the next send is queued behind them.
+        accept.withLock { $0 = .max }
+        wire.withLock { $0 = [] }
+        try await channel.send(.text("three"))
+        var output: [UInt8] = []
+        var written = 0
+        _ = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        #expect(output.isEmpty)
+        wire.withLock { $0 = [] }
+        accept.withLock { $0 = 0 }
+        try await channel.send(.text("four"))
+        _ = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        accept.withLock { $0 = .max }
+        try await channel.send(.text("five"))
+        #expect(wire.withLock { $0 }.isEmpty, "a send overtook bytes the loop holds")
+        written = output.count
+        _ = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        #expect(clientFrames(output).map(\.payload) == [Array("five".utf8)])
+    }
 }
