@@ -17,4 +17,12 @@ package struct Lock: @unchecked Sendable {
         defer { storage.unlock() }
         return try body()
     }
+
+    /// Runs `body` while holding the lock if it is free now; nil, without waiting, if not (for
+    /// a task, which must not block its thread on one the I/O thread holds).
+    package func withLockIfAvailable<T>(_ body: () throws -> T) rethrows -> T? {
+        guard storage.tryLock() else { return nil }
+        defer { storage.unlock() }
+        return try body()
+    }
 }

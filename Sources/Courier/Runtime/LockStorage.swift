@@ -50,6 +50,11 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         withUnsafeMutablePointerToElements { _ = pthread_mutex_unlock($0) }
     }
 
+    /// Takes the mutex if it is free; false (without waiting) if another thread holds it.
+    func tryLock() -> Bool {
+        withUnsafeMutablePointerToElements { pthread_mutex_trylock($0) == 0 }
+    }
+
     func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         lock()
         defer { unlock() }

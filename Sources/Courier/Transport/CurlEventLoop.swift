@@ -122,6 +122,7 @@ final class CurlEventLoop: @unchecked Sendable {
                 waits.withUnsafeMutableBufferPointer { waits in
                     _ = curl_multi_poll(multi, count == 0 ? nil : waits.baseAddress, count, wait, nil)
                 }
+                if count != 0 { for connection in webSockets.values { connection.polled(waits) } }
             }
         }
         shutDown()

@@ -15,8 +15,9 @@ import Foundation
 /// writable while frames wait.
 final class CurlWebSocketConnection: @unchecked Sendable {
     // Invariant: the `let`s are set before the connection is shared. Everything else but the
-    // answer is touched only on the loop's thread (the socket callback runs there, inside
-    // `curl_multi_perform`). The answer only under its lock (`pendingAnswer`).
+    // answer and `socketOpen` is touched only on the loop's thread (the socket callback runs
+    // there, inside `curl_multi_perform`). The answer only under its lock (`pendingAnswer`);
+    // `socketOpen`, and libcurl's calls on the open socket, only under `io`.
     private enum Phase {
         case connecting
         case writingRequest
@@ -51,12 +52,27 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     /// The open WebSocket's channel, held by its ``WebSocket``: once that is gone, so is the
     /// connection.
     private weak var channel: WebSocketChannel?
-    /// Whether the last send met a full socket buffer (then the loop waits for writability).
-    private var writeBlocked = false
-    /// Where reads land, made once: the loop reads every open socket on each of its turns.
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Where reads land, made when the socket opens: a turn's reads fill it one after another,
+    /// and the channel takes them at once (a frame that is all there is copied once, into its
+    /// message).
+    private var readBuffer: [UInt8] = []
+    /// Whether the socket may have bytes to read: false once a read found none, true again
+    /// when the loop's poll says it is readable, so a turn woken for a send does not read.
+    private var mayRead = true
+    /// Whether the channel wanted reading at the last turn.
+    private var wantsToRead = true
+    /// Frames taken from the channel, and how many of their bytes are written.
+    private var output: [UInt8] = []
+    private var written = 0
+    /// Where the socket is in the loop's poll list this turn, if it waits to read.
+    private var readWaitIndex: Int?
 
     private let pendingAnswer = Locked(TransportAnswer())
+    /// Held around every libcurl call on the open socket: the loop's reads and writes and a
+    /// sending task's own write (an easy handle, and OpenSSL under it, take one thread at a
+    /// time). `socketOpen` only under it.
+    private let io = Lock()
+    private var socketOpen = false
 
     init?(request: HTTPRequest, handshake: WebSocketHandshake, options: WebSocketOptions, maxHeadBytes: Int, wake: @escaping @Sendable () -> Void) {
         guard let handle = CurlEasyHandle(), let multi = curl_multi_init() else { return nil }
@@ -113,6 +129,7 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     /// longest wait before the next call (milliseconds), or nil once the connection is over
     /// (its handle out of libcurl, its channel told).
     func service(_ waits: inout [curl_waitfd]) -> Int32? {
+        readWaitIndex = nil
         if case .finished = phase { return nil }
         if case .open = phase {} else {
             if isAnswered, case .connecting = phase { return end(nil) }
@@ -233,56 +250,96 @@ final class CurlWebSocketConnection: @unchecked Sendable {
             }
             compression = made
         }
-        let channel = WebSocketChannel(options: options, compression: compression, host: host, port: port, wake: wake)
+        let channel = WebSocketChannel(options: options, compression: compression, host: host, port: port, wake: wake) { [io, self] bytes in
+            // A task's write: never waits for the loop (it then queues instead).
+            io.withLockIfAvailable { () -> Int in
+                guard self.socketOpen else { return 0 }
+                var sent = 0
+                return curl_easy_send(self.handle.easy, bytes.baseAddress!, bytes.count, &sent) == CURLE_OK ? sent : 0
+            } ?? 0
+        }
+        io.withLock { socketOpen = true }
         var opened = response
         opened.upgradedConnection = channel
         self.channel = channel
         phase = .open
+        readBuffer = [UInt8](repeating: 0, count: Self.readBufferSize)
         // Frames the server sent right behind its head.
-        if !rest.isEmpty { rest.withUnsafeBytes { channel.received($0) } }
+        if !rest.isEmpty {
+            let turn = rest.withUnsafeBytes { channel.turn(received: $0, output: &output, written: &written) }
+            wantsToRead = turn.wantsToRead
+        }
         guard answer(.success(opened)) else { return end(nil) }
         return pump(&waits)
     }
 
-    /// Moves the open channel's bytes: reads while its reader has room, writes what waits.
+    private static let readBufferSize = 128 * 1024
+
+    /// The loop's poll returned: a socket it found readable is read on the next turn.
+    func polled(_ waits: [curl_waitfd]) {
+        guard let index = readWaitIndex, index < waits.count else { return }
+        // libcurl reports POLLIN, not POLLHUP or POLLERR; Linux sets POLLIN with them for a TCP
+        // socket whose peer closed or reset it, so an ended socket is read (and ended) too.
+        if waits[index].revents & Int16(CURL_WAIT_POLLIN) != 0 { mayRead = true }
+    }
+
+    /// Moves the open channel's bytes: reads while its reader has room and the socket may be
+    /// readable, meets the channel once (``WebSocketChannel/turn(received:output:written:)``),
+    /// then writes what it handed over, outside the channel's lock.
     private func pump(_ waits: inout [curl_waitfd]) -> Int32? {
         guard let channel else { return end(nil) }
-        var readBlocked = false
         let easy = handle.easy
+        var count = 0
+        var lost: NetworkError?
+        var socketEnded = false
         // A few reads a turn: one socket streaming a large message must not starve the loop's
         // other sockets and transfers (the next turn comes at once).
         var reads = 0
-        while channel.wantsToRead, reads < 4 {
+        while wantsToRead, mayRead, reads < 4, count < readBuffer.count {
             reads += 1
-            var count = 0
-            let code = readBuffer.withUnsafeMutableBytes { curl_easy_recv(easy, $0.baseAddress!, $0.count, &count) }
+            var got = 0
+            let code = readBuffer.withUnsafeMutableBytes { buffer in io.withLock { curl_easy_recv(easy, buffer.baseAddress! + count, buffer.count - count, &got) } }
             if code == CURLE_AGAIN {
-                readBlocked = true
+                mayRead = false
                 break
             }
-            guard code == CURLE_OK, count > 0 else {
-                return end(channel, code == CURLE_OK ? nil : .connectionLost(host: host, port: port, underlying: curlError(code)))
+            guard code == CURLE_OK, got > 0 else {
+                socketEnded = true
+                if code != CURLE_OK { lost = .connectionLost(host: host, port: port, underlying: curlError(code)) }
+                break
             }
-            readBuffer.withUnsafeBytes { channel.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            count += got
         }
-        var failure: CURLcode?
-        writeBlocked = false
-        while channel.hasOutput, !writeBlocked, failure == nil {
-            channel.withPendingOutput { bytes in
-                var sent = 0
-                let code = curl_easy_send(handle.easy, bytes.baseAddress!, bytes.count, &sent)
-                if code == CURLE_AGAIN { writeBlocked = true; return 0 }
-                if code != CURLE_OK { failure = code; return 0 }
-                return sent
+        // The bytes read before an end still count (the peer's close frame, then its FIN).
+        let turn = readBuffer.withUnsafeBytes { bytes in
+            channel.turn(received: UnsafeRawBufferPointer(rebasing: bytes[0..<count]), output: &output, written: &written)
+        }
+        wantsToRead = turn.wantsToRead
+        if socketEnded { return end(channel, lost) }
+        if turn.dropNow { return end(channel, nil) }
+        let before = written
+        var writeBlocked = false
+        while written < output.count {
+            var sent = 0
+            let code = output.withUnsafeBytes { bytes in io.withLock { curl_easy_send(easy, bytes.baseAddress! + written, bytes.count - written, &sent) } }
+            if code == CURLE_AGAIN {
+                writeBlocked = true
+                break
             }
+            guard code == CURLE_OK else { return end(channel, .connectionLost(host: host, port: port, underlying: curlError(code))) }
+            written += sent
         }
-        if let failure { return end(channel, .connectionLost(host: host, port: port, underlying: curlError(failure))) }
-        if channel.shouldDrop { return end(channel, nil) }
+        if turn.dropWhenWritten, written == output.count { return end(channel, nil) }
         var events: Int16 = 0
-        if readBlocked { events |= Int16(CURL_WAIT_POLLIN) }
+        if wantsToRead, !mayRead {
+            events |= Int16(CURL_WAIT_POLLIN)
+            readWaitIndex = waits.count
+        }
         if writeBlocked { events |= Int16(CURL_WAIT_POLLOUT) }
         if events != 0 { waits.append(curl_waitfd(fd: socket, events: events, revents: 0)) }
-        return reads == 4 && !readBlocked && channel.wantsToRead ? 0 : 1000
+        // At once again when reads stopped short of an empty socket (or the reader made room
+        // since), or when senders wait for the room just written.
+        return (wantsToRead && mayRead) || (turn.writersWaiting && written > before) ? 0 : 1000
     }
 
     /// Ends the connection before it opened, answering the caller with `error`.
@@ -295,7 +352,10 @@ final class CurlWebSocketConnection: @unchecked Sendable {
     /// channel. Called once.
     private func end(_ channel: WebSocketChannel?, _ error: NetworkError? = nil) -> Int32? {
         phase = .finished
-        curl_multi_remove_handle(multi, handle.easy)
+        io.withLock {
+            socketOpen = false
+            curl_multi_remove_handle(multi, handle.easy)
+        }
         channel?.socketEnded(error)
         return nil
     }

@@ -4,10 +4,11 @@ import Foundation
 /// between the tasks that send and receive and the I/O thread that moves the bytes (on Linux,
 /// ``CurlTransport``'s event loop).
 ///
-/// The I/O thread asks ``wantsToRead`` (the reader's buffer has room), hands in what it read
-/// (``received(_:)``), writes what ``withPendingOutput(_:)`` gives, and ends the socket when
-/// ``shouldDrop`` says so. Tasks wait for messages and for room to send through continuations;
-/// ``wake`` tells the I/O thread that there is something to do.
+/// The I/O thread meets the channel once per turn (``turn(received:output:written:)``): it hands
+/// in what it read and what it wrote, takes the frames queued since, and learns whether to read
+/// and whether to end the socket; it reads and writes outside the channel's lock. Tasks wait for
+/// messages and for room to send through continuations; ``wake`` tells the I/O thread that
+/// there is something to do.
 final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
     // Invariant: every `var` is touched only under `lock`; `wake` and the limits are set before
     // the channel is shared. No continuation is resumed under the lock.
@@ -24,16 +25,25 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
     private let port: Int
     /// Nudges the I/O thread: output to write, room to read, or the socket to end.
     let wake: @Sendable () -> Void
+    /// Writes to the socket from the sending task when nothing is queued ahead: what it could
+    /// write now without blocking (0 when the socket is full or the I/O thread is using it).
+    private let writeNow: (@Sendable (UnsafeRawBufferPointer) -> Int)?
 
     private var machine: WebSocketStateMachine
+    /// A random source the client was given instead of the system's (tests); nil: mask keys
+    /// come from `maskKeys`.
     private var random: (any RandomSource)?
+    private var maskKeys = WebSocketMaskKeys()
     private var inbound: [WebSocketMessage] = []
     private var inboundHead = 0
     private var inboundBytes = 0
     private var ending: Ending?
     private var reader: CheckedContinuation<Void, Never>?
+    /// Frames queued since the I/O thread last took them.
     private var outbound: [UInt8] = []
-    private var outboundHead = 0
+    /// Bytes the I/O thread took and had not written at its last turn: they count against the
+    /// send buffer's limit until it says they are out.
+    private var unsent = 0
     private var writers: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     private var nextWriter: UInt64 = 0
     /// Set once the connection must end when the writes are out (the close handshake is over,
@@ -47,7 +57,9 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
     /// The negotiated `permessage-deflate`, if any: messages sent are compressed with it.
     private let compression: PerMessageDeflate?
 
-    init(options: WebSocketOptions, compression: PerMessageDeflate? = nil, host: String, port: Int, wake: @escaping @Sendable () -> Void) {
+    init(options: WebSocketOptions, compression: PerMessageDeflate? = nil, host: String, port: Int,
+         wake: @escaping @Sendable () -> Void, writeNow: (@Sendable (UnsafeRawBufferPointer) -> Int)? = nil) {
+        self.writeNow = writeNow
         machine = WebSocketStateMachine(
             maxFrameSize: max(0, options.maxFrameSize), maxMessageSize: max(0, options.maxMessageSize), compression: compression)
         self.compression = compression
@@ -61,75 +73,53 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
 
     // MARK: The I/O thread
 
-    /// Whether the socket should be read: the connection goes on and the reader's buffer has
-    /// room.
-    var wantsToRead: Bool {
-        lock.withLock { !dropNow && ending == nil && inboundBytes < receiveLimit }
+    /// What the I/O thread does after a turn.
+    struct Turn: Equatable {
+        /// Whether the socket should be read: the connection goes on and the reader's buffer
+        /// has room.
+        var wantsToRead: Bool
+        /// The socket must close now (``abort(_:)``).
+        var dropNow: Bool
+        /// The socket must close once the output handed over is written (the close handshake
+        /// is over, or the peer broke the protocol).
+        var dropWhenWritten: Bool
+        /// Senders wait for room: the next turn, which reports what was written, frees them.
+        var writersWaiting: Bool
     }
 
-    /// Whether bytes wait to be written.
-    var hasOutput: Bool {
-        lock.withLock { !dropNow && outboundHead < outbound.count }
-    }
-
-    /// Whether the socket should be closed now.
-    var shouldDrop: Bool {
-        lock.withLock { dropNow || (dropAfterFlush && outboundHead == outbound.count) }
-    }
-
-    /// Bytes read from the socket.
-    func received(_ bytes: UnsafeRawBufferPointer) {
+    /// One turn of the I/O thread, under the lock once: `received` (bytes read from the socket)
+    /// goes to the protocol; `written` says how much of `output` went out. When all of it did,
+    /// `output` becomes the frames queued since (and `written` 0), to be written outside the
+    /// lock.
+    func turn(received: UnsafeRawBufferPointer, output: inout [UInt8], written: inout Int) -> Turn {
         var resume: [() -> Void] = []
-        lock.withLock {
-            for action in machine.receive(bytes) {
-                switch action {
-                case .deliver(let message):
-                    inbound.append(message)
-                    inboundBytes += Self.size(of: message)
-                case .write(let frame):
-                    enqueue(frame)
-                case .pongReceived:
-                    awaitingPong = false
-                case .closed(let code, let reason):
-                    end(.closed(code: code, reason: reason), &resume)
-                    dropAfterFlush = true
-                case .failed(let error):
-                    let failure: NetworkError = error.code == .messageTooBig
-                        ? .responseTooLarge(limit: machine.maxMessageSize)
-                        : .malformedResponse("WebSocket: \(error.reason) (closed with \(error.code))", underlying: error)
-                    end(.failed(failure), &resume)
-                    dropAfterFlush = true
-                }
+        let turn = lock.withLock { () -> Turn in
+            if !received.isEmpty { deliver(received, &resume) }
+            if written >= output.count {
+                // The emptied array goes back to the tasks, its capacity kept unless a large
+                // message grew it.
+                output.removeAll(keepingCapacity: output.capacity <= 4 * sendLimit)
+                swap(&output, &outbound)
+                written = 0
+            }
+            unsent = output.count - written
+            if outbound.count + unsent < sendLimit, !writers.isEmpty {
+                let waiting = writers.values
+                writers.removeAll()
+                for writer in waiting { resume.append { writer.resume(returning: true) } }
             }
             if let reader, inboundHead < inbound.count || ending != nil {
                 self.reader = nil
                 resume.append { reader.resume() }
             }
+            return Turn(
+                wantsToRead: !dropNow && ending == nil && inboundBytes < receiveLimit,
+                dropNow: dropNow,
+                dropWhenWritten: dropAfterFlush && outbound.isEmpty,
+                writersWaiting: !writers.isEmpty)
         }
         for action in resume { action() }
-    }
-
-    /// Hands the bytes waiting to be written to `write`, which returns how many it wrote.
-    func withPendingOutput(_ write: (UnsafeRawBufferPointer) -> Int) {
-        var resume: [() -> Void] = []
-        lock.withLock {
-            guard outboundHead < outbound.count else { return }
-            let written = outbound.withUnsafeBytes { write(UnsafeRawBufferPointer(rebasing: $0[outboundHead...])) }
-            outboundHead += written
-            if outboundHead == outbound.count {
-                outbound.removeAll(keepingCapacity: outbound.capacity <= 4 * sendLimit)
-                outboundHead = 0
-            } else if outboundHead >= outbound.count / 2 {
-                outbound.removeSubrange(0..<outboundHead)
-                outboundHead = 0
-            }
-            if outbound.count - outboundHead < sendLimit, !writers.isEmpty {
-                let waiting = writers.values
-                writers.removeAll()
-                for writer in waiting { resume.append { writer.resume(returning: true) } }
-            }
-        }
-        for action in resume { action() }
+        return turn
     }
 
     /// The socket ended (closed by the peer, reset, or dropped by us): the reader gets the end,
@@ -214,8 +204,11 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
         }
         try await waitForRoom()
         var reserved: UInt8 = 0
-        try lock.withLock { () -> Result<Void, NetworkError> in
+        let queued = try lock.withLock { () -> Result<Bool, NetworkError> in
             guard machine.canSend, ending == nil, !dropNow else { return .failure(closedError()) }
+            // Nothing ahead of this message, queued or held by the I/O thread: it may go out
+            // from here, under the lock so that no later message overtakes it.
+            let first = outbound.isEmpty && unsent == 0
             // Compressed here, under the lock: the deflate stream's context follows the order of
             // the messages on the wire.
             if let compression {
@@ -226,18 +219,27 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
                 reserved = 0b100
             }
             // A message in frames of at most `frameSize` bytes, each masked with its own key.
-            var offset = 0
-            repeat {
-                let end = min(payload.count, offset + frameSize)
-                let frame = WebSocketFrame(
-                    fin: end == payload.count, reserved: offset == 0 ? reserved : 0, opcode: offset == 0 ? opcode : .continuation,
-                    payload: payload.subdata(in: payload.startIndex + offset..<payload.startIndex + end))
-                enqueue(frame)
-                offset = end
-            } while offset < payload.count
-            return .success(())
+            payload.withUnsafeBytes { bytes in
+                var offset = 0
+                repeat {
+                    let end = min(bytes.count, offset + frameSize)
+                    enqueue(
+                        fin: end == bytes.count, reserved: offset == 0 ? reserved : 0, opcode: offset == 0 ? opcode : .continuation,
+                        payload: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+                    offset = end
+                } while offset < bytes.count
+            }
+            if first, let writeNow {
+                let written = outbound.withUnsafeBytes { writeNow($0) }
+                if written == outbound.count {
+                    outbound.removeAll(keepingCapacity: outbound.capacity <= 4 * sendLimit)
+                    return .success(false)
+                }
+                outbound.removeSubrange(0..<written)
+            }
+            return .success(true)
         }.get()
-        wake()
+        if queued { wake() }
     }
 
     func ping() -> Bool {
@@ -285,18 +287,48 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
     }
 
     func useRandom(_ random: any RandomSource) {
-        lock.withLock { self.random = random }
+        // The system's generator is read in bulk for mask keys (`maskKeys`); any other source
+        // (a seeded one in tests) is used as given.
+        lock.withLock { self.random = random is SystemRandomSource ? nil : random }
     }
 
     // MARK: Under the lock
 
+    /// Bytes read from the socket, through the protocol.
+    private func deliver(_ bytes: UnsafeRawBufferPointer, _ resume: inout [() -> Void]) {
+        for action in machine.receive(bytes) {
+            switch action {
+            case .deliver(let message):
+                inbound.append(message)
+                inboundBytes += Self.size(of: message)
+            case .write(let frame):
+                enqueue(frame)
+            case .pongReceived:
+                awaitingPong = false
+            case .closed(let code, let reason):
+                end(.closed(code: code, reason: reason), &resume)
+                dropAfterFlush = true
+            case .failed(let error):
+                let failure: NetworkError = error.code == .messageTooBig
+                    ? .responseTooLarge(limit: machine.maxMessageSize)
+                    : .malformedResponse("WebSocket: \(error.reason) (closed with \(error.code))", underlying: error)
+                end(.failed(failure), &resume)
+                dropAfterFlush = true
+            }
+        }
+    }
+
     private func enqueue(_ frame: WebSocketFrame) {
-        let key = UInt32(truncatingIfNeeded: random?.next() ?? UInt64.random(in: 0...UInt64.max))
-        var head = Data()
-        WebSocketFrame.appendHeader(to: &head, fin: frame.fin, reserved: frame.reserved, opcode: frame.opcode, length: frame.payload.count, maskKey: key)
-        outbound.append(contentsOf: head)
+        frame.payload.withUnsafeBytes { enqueue(fin: frame.fin, reserved: frame.reserved, opcode: frame.opcode, payload: $0) }
+    }
+
+    /// Writes a masked frame straight into the send buffer: the payload is copied once.
+    private func enqueue(fin: Bool, reserved: UInt8, opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
+        let key = random.map { UInt32(truncatingIfNeeded: $0.next()) } ?? maskKeys.next()
+        WebSocketFrame.appendHeader(to: &outbound, fin: fin, reserved: reserved, opcode: opcode, length: payload.count, maskKey: key)
+        guard !payload.isEmpty else { return }
         let start = outbound.count
-        outbound.append(contentsOf: frame.payload)
+        outbound.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
         outbound.withUnsafeMutableBytes { WebSocketFrame.mask(UnsafeMutableRawBufferPointer(rebasing: $0[start...]), key: key) }
     }
 
@@ -317,7 +349,7 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
         while true {
             let id = try lock.withLock { () -> Result<UInt64?, NetworkError> in
                 guard machine.canSend, ending == nil, !dropNow else { return .failure(closedError()) }
-                if outbound.count - outboundHead < sendLimit { return .success(nil) }
+                if outbound.count + unsent < sendLimit { return .success(nil) }
                 nextWriter += 1
                 return .success(nextWriter)
             }.get()
@@ -326,7 +358,7 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
             let proceed = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                     let ready = lock.withLock { () -> Bool in
-                        if outbound.count - outboundHead < sendLimit || ending != nil || dropNow { return true }
+                        if outbound.count + unsent < sendLimit || ending != nil || dropNow { return true }
                         writers[id] = continuation
                         return false
                     }

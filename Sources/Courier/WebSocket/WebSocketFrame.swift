@@ -29,7 +29,7 @@ struct WebSocketFrame: Sendable, Equatable {
     }
 
     /// Appends a frame head: flags, length, and (when given) the mask key.
-    static func appendHeader(to out: inout Data, fin: Bool, reserved: UInt8, opcode: WebSocketOpcode, length: Int, maskKey: UInt32?) {
+    static func appendHeader<Bytes: RangeReplaceableCollection<UInt8>>(to out: inout Bytes, fin: Bool, reserved: UInt8, opcode: WebSocketOpcode, length: Int, maskKey: UInt32?) {
         out.append((fin ? 0x80 : 0) | (reserved & 0x7) << 4 | opcode.rawValue)
         let maskBit: UInt8 = maskKey == nil ? 0 : 0x80
         if length < 126 {

@@ -24,7 +24,7 @@ struct WebSocketFrameParser: Sendable {
             buffer.removeSubrange(0..<start)
             start = 0
         }
-        buffer.append(contentsOf: bytes)
+        buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
     mutating func append(_ bytes: Data) {
@@ -33,9 +33,44 @@ struct WebSocketFrameParser: Sendable {
 
     /// The next whole frame, nil until its bytes have all arrived.
     mutating func next() throws(WebSocketProtocolError) -> WebSocketFrame? {
-        let available = buffer.count - start
+        let parsed = buffer.withUnsafeBytes { bytes in
+            Result { () throws(WebSocketProtocolError) in try frame(in: UnsafeRawBufferPointer(rebasing: bytes[start...])) }
+        }
+        guard let (frame, used) = try parsed.get() else { return nil }
+        start += used
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
+            start = 0
+        }
+        return frame
+    }
+
+    /// The next whole frame from `input` when nothing is held: read where it lies, so a frame
+    /// that arrived whole is copied once (into its payload). An unfinished frame's bytes are
+    /// kept and `input` emptied; with bytes held, `input` is appended and read after them.
+    mutating func next(from input: inout UnsafeRawBufferPointer) throws(WebSocketProtocolError) -> WebSocketFrame? {
+        guard bufferedCount == 0 else {
+            if !input.isEmpty {
+                append(input)
+                input = UnsafeRawBufferPointer(start: nil, count: 0)
+            }
+            return try next()
+        }
+        guard let (frame, used) = try frame(in: input) else {
+            if !input.isEmpty { append(input) }
+            input = UnsafeRawBufferPointer(start: nil, count: 0)
+            return nil
+        }
+        input = UnsafeRawBufferPointer(rebasing: input[used...])
+        return frame
+    }
+
+    /// The frame at the start of `bytes` and how many bytes it took; nil if it is not all
+    /// there.
+    private func frame(in bytes: UnsafeRawBufferPointer) throws(WebSocketProtocolError) -> (WebSocketFrame, Int)? {
+        let available = bytes.count
         guard available >= 2 else { return nil }
-        let first = buffer[start], second = buffer[start + 1]
+        let first = bytes[0], second = bytes[1]
         let fin = first & 0x80 != 0
         let reserved = (first >> 4) & 0x7
         guard let opcode = WebSocketOpcode(rawValue: first & 0x0F) else {
@@ -51,12 +86,12 @@ struct WebSocketFrameParser: Sendable {
         var headerLength = 2
         if length == 126 {
             guard available >= 4 else { return nil }
-            length = Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
+            length = Int(bytes[2]) << 8 | Int(bytes[3])
             headerLength = 4
         } else if length == 127 {
             guard available >= 10 else { return nil }
             var value: UInt64 = 0
-            for index in 2..<10 { value = value << 8 | UInt64(buffer[start + index]) }
+            for index in 2..<10 { value = value << 8 | UInt64(bytes[index]) }
             guard value >> 63 == 0 else {
                 throw WebSocketProtocolError(code: .protocolError, reason: "a frame length with its most significant bit set")
             }
@@ -76,13 +111,7 @@ struct WebSocketFrameParser: Sendable {
             throw WebSocketProtocolError(code: .messageTooBig, reason: "a frame of \(length) bytes, over the limit of \(maxFramePayload)")
         }
         guard available >= headerLength + length else { return nil }
-        let payloadStart = start + headerLength
-        let payload = buffer.withUnsafeBytes { Data(bytes: $0.baseAddress! + payloadStart, count: length) }
-        start = payloadStart + length
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
-            start = 0
-        }
-        return WebSocketFrame(fin: fin, reserved: reserved, opcode: opcode, payload: payload)
+        let payload = length == 0 ? Data() : Data(bytes: bytes.baseAddress! + headerLength, count: length)
+        return (WebSocketFrame(fin: fin, reserved: reserved, opcode: opcode, payload: payload), headerLength + length)
     }
 }

@@ -51,11 +51,11 @@ struct WebSocketStateMachine: Sendable {
     /// Reads `bytes` from the server; returns what to do.
     mutating func receive(_ bytes: UnsafeRawBufferPointer) -> [Action] {
         guard state != .closed else { return [] }
-        parser.append(bytes)
+        var input = bytes
         var actions: [Action] = []
         while state != .closed {
             do {
-                guard let frame = try parser.next() else { break }
+                guard let frame = try parser.next(from: &input) else { break }
                 try handle(frame, &actions)
             } catch {
                 fail(error, &actions)

@@ -17,14 +17,24 @@ struct WebSocketChannelTests {
         return channel
     }
 
+    /// One turn of the I/O thread that reads `bytes` and writes all it is given: what it wrote,
+    /// and what the channel said (after a second turn that reports the writes, as the loop's
+    /// next turn does).
+    @discardableResult
+    private func turn(_ channel: WebSocketChannel, received bytes: [UInt8] = []) -> (written: [UInt8], turn: WebSocketChannel.Turn) {
+        var output: [UInt8] = []
+        var written = 0
+        _ = bytes.withUnsafeBytes { channel.turn(received: $0, output: &output, written: &written) }
+        let taken = Array(output[written...])
+        written = output.count
+        let after = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        #expect(output.isEmpty, "the second turn found frames queued between the two")
+        return (taken, after)
+    }
+
     /// Everything waiting to be written.
     private func drain(_ channel: WebSocketChannel) -> [UInt8] {
-        var written: [UInt8] = []
-        channel.withPendingOutput { bytes in
-            written += bytes
-            return bytes.count
-        }
-        return written
+        turn(channel).written
     }
 
     /// The frames in `bytes` as the server would read them: unmasked, with whether each was masked.
@@ -72,13 +82,12 @@ struct WebSocketChannelTests {
     func receiveBound() async throws {
         let wakes = Locked(0)
         let channel = channel({ $0.receiveBufferSize = 10 }, wakes: wakes)
-        #expect(channel.wantsToRead)
+        #expect(turn(channel).turn.wantsToRead)
         let bytes = Frames.frame(0x2, [UInt8](repeating: 1, count: 8)) + Frames.frame(0x2, [UInt8](repeating: 2, count: 8))
-        bytes.withUnsafeBytes { channel.received($0) }
-        #expect(!channel.wantsToRead)
+        #expect(!turn(channel, received: bytes).turn.wantsToRead)
         let before = wakes.withLock { $0 }
         #expect(try await channel.receive() == .binary(Data(repeating: 1, count: 8)))
-        #expect(channel.wantsToRead)
+        #expect(turn(channel).turn.wantsToRead)
         #expect(wakes.withLock { $0 } == before + 1)
         #expect(try await channel.receive() == .binary(Data(repeating: 2, count: 8)))
     }
@@ -87,12 +96,12 @@ struct WebSocketChannelTests {
     func pingAndClose() async throws {
         let channel = channel()
         let bytes = Frames.frame(0x9, Array("are you there".utf8)) + Frames.frame(0x8, [0x03, 0xE8] + Array("bye".utf8))
-        bytes.withUnsafeBytes { channel.received($0) }
-        let written = clientFrames(drain(channel))
+        let (bytesWritten, after) = turn(channel, received: bytes)
+        let written = clientFrames(bytesWritten)
         #expect(written.map(\.opcode) == [0xA, 0x8])
         #expect(written[0].payload == Array("are you there".utf8))
         #expect(written[1].payload == [0x03, 0xE8])
-        #expect(channel.shouldDrop)
+        #expect(after.dropWhenWritten && !after.dropNow)
         #expect(try await channel.receive() == nil)
         #expect(channel.closeStatus?.code == .normalClosure && channel.closeStatus?.reason == "bye")
     }
@@ -111,5 +120,86 @@ struct WebSocketChannelTests {
         channel.socketEnded()
         guard case .connectionLost? = await reader.value else { Issue.record("the reader did not see the drop"); return }
         await #expect(throws: NetworkError.self) { try await channel.send(.text("late")) }
+    }
+
+    @Test("bytes the loop took count against the send limit until a turn says they are written")
+    func unsentCounts() async throws {
+        let channel = channel { $0.sendBufferSize = 100; $0.compression = false }
+        try await channel.send(.binary(Data(repeating: 1, count: 300)))
+        var output: [UInt8] = []
+        var written = 0
+        var turn = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        #expect(output.count > 300 && written == 0 && !turn.writersWaiting)
+        let second = Task { try await channel.send(.text("second")) }
+        // The loop wrote a third: the rest still fills the buffer, so the sender waits.
+        written = 100
+        while !channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written).writersWaiting {
+            await Task.yield()
+        }
+        #expect(written == 100)
+        written = output.count
+        turn = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        #expect(!turn.writersWaiting && output.isEmpty)
+        try await second.value
+        #expect(clientFrames(drain(channel)).map(\.payload) == [Array("second".utf8)])
+    }
+
+    @Test("mask keys from the system's generator differ from frame to frame, across refills")
+    func maskKeys() async throws {
+        let channel = WebSocketChannel(options: WebSocketOptions(), host: "127.0.0.1", port: 1, wake: {})
+        channel.useRandom(SystemRandomSource())
+        for _ in 0..<1_500 { try await channel.send(.binary(Data([0]))) }
+        let bytes = drain(channel)
+        // Each frame: 2 head bytes, the 4-byte key, 1 payload byte.
+        let keys = stride(from: 0, to: bytes.count, by: 7).map { Array(bytes[($0 + 2)..<($0 + 6)]) }
+        #expect(keys.count == 1_500)
+        #expect(Set(keys).count > 1_490)
+        var direct = WebSocketMaskKeys()
+        let drawn = (0..<3_000).map { _ in direct.next() }
+        #expect(Set(drawn).count > 2_990)
+    }
+
+    @Test("a send with nothing queued ahead is written by the task; what the socket does not take, or anything behind the loop's bytes, is queued for the loop")
+    func sendersWrite() async throws {
+        let wire = Locked<[UInt8]>([])
+        let accept = Locked<Int>(.max)   // how many bytes the "socket" takes per write
+        let wakes = Locked(0)
+        let channel = WebSocketChannel(
+            options: WebSocketOptions(), host: "127.0.0.1", port: 1, wake: { wakes.withLock { $0 += 1 } },
+            writeNow: { bytes in
+                let taken = min(bytes.count, accept.withLock { $0 })
+                wire.withLock { $0 += bytes[0..<taken] }
+                return taken
+            })
+        channel.useRandom(SeededRandomSource(seed: 7))
+        try await channel.send(.text("one"))
+        #expect(clientFrames(wire.withLock { $0 }).map(\.payload) == [Array("one".utf8)])
+        #expect(wakes.withLock { $0 } == 0 && drain(channel).isEmpty)
+
+        // A full socket: part written, the rest queued for the loop, which is woken.
+        accept.withLock { $0 = 3 }
+        try await channel.send(.text("two"))
+        #expect(wakes.withLock { $0 } == 1)
+        let rest = drain(channel)
+        #expect(clientFrames(Array(wire.withLock { $0 }.dropFirst(9)) + rest).map(\.payload) == [Array("two".utf8)])
+
+        // Bytes the loop holds unwritten go first: the next send is queued behind them.
+        accept.withLock { $0 = .max }
+        wire.withLock { $0 = [] }
+        try await channel.send(.text("three"))
+        var output: [UInt8] = []
+        var written = 0
+        _ = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        #expect(output.isEmpty)
+        wire.withLock { $0 = [] }
+        accept.withLock { $0 = 0 }
+        try await channel.send(.text("four"))
+        _ = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        accept.withLock { $0 = .max }
+        try await channel.send(.text("five"))
+        #expect(wire.withLock { $0 }.isEmpty, "a send overtook bytes the loop holds")
+        written = output.count
+        _ = channel.turn(received: UnsafeRawBufferPointer(start: nil, count: 0), output: &output, written: &written)
+        #expect(clientFrames(output).map(\.payload) == [Array("five".utf8)])
     }
 }

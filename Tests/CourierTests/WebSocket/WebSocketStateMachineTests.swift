@@ -63,4 +63,19 @@ struct WebSocketStateMachineTests {
         #expect(ours.receive(Data(Frames.frame(0x1, [0x61]))) == [.deliver(.text("a"))])
         #expect(ours.receive(Data(Frames.frame(0x8, [0x03, 0xE9]))) == [.closed(code: .goingAway, reason: "")])
     }
+
+    @Test("frames read where they land or across reads, split at every byte, arrive whole and in order")
+    func splitReads() {
+        let payload = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let stream = Frames.frame(0x2, [1, 2, 3]) + Frames.frame(0x2, payload) + Frames.frame(0x9, [9]) + Frames.frame(0x2, [])
+        let expected: [WebSocketStateMachine.Action] = [
+            .deliver(.binary(Data([1, 2, 3]))), .deliver(.binary(Data(payload))),
+            .write(WebSocketFrame(opcode: .pong, payload: Data([9]))), .deliver(.binary(Data())),
+        ]
+        for split in 0...stream.count {
+            var machine = WebSocketStateMachine(maxFrameSize: 1 << 20, maxMessageSize: 1 << 20)
+            let actions = machine.receive(Data(stream[..<split])) + machine.receive(Data(stream[split...]))
+            #expect(actions == expected, "split at \(split)")
+        }
+    }
 }
