@@ -14,7 +14,9 @@ public struct StandardErrorLogger: NetworkLogger {
     /// Writes one line to standard error, if `level` is at least ``minimumLevel``.
     public func log(_ level: LogLevel, _ message: String, metadata: [String: String]) {
         guard isEnabled(level) else { return }
-        FileHandle.standardError.write(Data(Self.line(level, message, metadata: metadata).utf8))
+        // Not `FileHandle.write(_:)`, which stops the process when the write fails (a closed
+        // stderr, a signal): a log line is dropped instead.
+        try? FileHandle.standardError.write(contentsOf: Data(Self.line(level, message, metadata: metadata).utf8))
     }
 
     /// One line as written: the level in capitals, the message, then the metadata sorted by

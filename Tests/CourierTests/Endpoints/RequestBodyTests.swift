@@ -27,8 +27,8 @@ import Testing
         process.arguments = ["sha256sum", url.path]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try ChildProcesses.runNow(process)
+        let text = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return String(text.prefix(while: { !$0.isWhitespace }))
     }

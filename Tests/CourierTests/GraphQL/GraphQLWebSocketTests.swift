@@ -241,12 +241,16 @@ import Testing
 /// GraphQL over WebSocket against a hostile peer (`websocket_peer.py`'s `/gql`): a clear error,
 /// never a hang.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct GraphQLWebSocketHostilePeerTests {
-    private func hostileClient(_ peer: WebSocketPeer, mode: String, id: String, _ transport: GraphQLSubscriptionTransport) -> APIClient {
+    /// A client of the peer's `mode`; the acknowledgement is waited for `acknowledgement`: long
+    /// where the peer answers (a loaded machine must not turn its answer into a timeout).
+    private func hostileClient(
+        _ peer: WebSocketPeer, mode: String, id: String, _ transport: GraphQLSubscriptionTransport, acknowledgement: Duration = .seconds(20)
+    ) -> APIClient {
         client(peer.baseURL, retryPolicy: .never) {
             $0.graphQL.path = "gql/\(mode)/\(id)"
             $0.graphQL.subscriptionTransport = transport
             $0.graphQL.webSocket.reconnection = .never
-            $0.graphQL.webSocket.acknowledgementTimeout = .milliseconds(300)
+            $0.graphQL.webSocket.acknowledgementTimeout = acknowledgement
         }
     }
 
@@ -296,7 +300,7 @@ import Testing
           arguments: [GraphQLSubscriptionTransport.graphQLTransportWS, .graphQLWS])
     func noAcknowledgement(transport: GraphQLSubscriptionTransport) async throws {
         try await withWebSocketPeer { peer in
-            let api = hostileClient(peer, mode: "noack", id: "noack-\(transport.webSocketProtocols![0].rawValue)", transport)
+            let api = hostileClient(peer, mode: "noack", id: "noack-\(transport.webSocketProtocols![0].rawValue)", transport, acknowledgement: .milliseconds(300))
             let error = await failure(api)
             guard case .invalidResponse(let reason)? = error else {
                 Issue.record("expected invalidResponse, got \(String(describing: error))")

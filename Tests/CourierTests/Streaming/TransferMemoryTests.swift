@@ -21,12 +21,12 @@ private func run(_ arguments: [String], executable: URL = URL(fileURLWithPath: "
             let output = Pipe()
             process.standardOutput = output
             do {
-                try process.run()
+                try ChildProcesses.runNow(process)
             } catch {
                 continuation.resume(throwing: error)
                 return
             }
-            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let data = output.fileHandleForReading.readToEndOfFile()
             process.waitUntilExit()
             continuation.resume(returning: (process.terminationStatus, data))
         }

@@ -119,7 +119,7 @@ final class NginxServer: Sendable {
             process.standardOutput = FileHandle.nullDevice
             let stderr = Pipe()
             process.standardError = stderr
-            try process.run()
+            try await ChildProcesses.run(process)
             switch await readiness(stderr.fileHandleForReading, process: process) {
             case .ready:
                 return NginxServer(httpsPort: httpsPort, httpPort: httpPort, directory: directory, process: process)
@@ -156,7 +156,7 @@ final class NginxServer: Sendable {
                 var output = ""
                 var answered = false
                 while true {
-                    let chunk = handle.availableData
+                    let chunk = handle.readChunk()
                     if chunk.isEmpty { break }
                     guard !answered else { continue }
                     output += String(decoding: chunk, as: UTF8.self)

@@ -84,7 +84,7 @@ final class PythonServerProcess: Sendable {
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         // stderr is inherited, so a Python traceback shows up in the test log.
-        try process.run()
+        try await ChildProcesses.run(process)
 
         do {
             let port = try await readPort(from: stdoutPipe.fileHandleForReading, process: process, timeout: 30)
@@ -131,7 +131,7 @@ final class PythonServerProcess: Sendable {
             let reader = Thread {
                 var line = Data()
                 while !line.contains(UInt8(ascii: "\n")) {
-                    let chunk = handle.availableData
+                    let chunk = handle.readChunk()
                     if chunk.isEmpty { break }  // EOF: the process exited
                     line.append(chunk)
                 }

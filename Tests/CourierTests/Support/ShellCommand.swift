@@ -13,11 +13,11 @@ func runShell(_ script: String) async throws -> (status: Int32, output: Data) {
     let status: Int32 = try await withCheckedThrowingContinuation { continuation in
         process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
         do {
-            try process.run()
+            try ChildProcesses.runNow(process)
         } catch {
             process.terminationHandler = nil
             continuation.resume(throwing: error)
         }
     }
-    return (status, output.fileHandleForReading.readDataToEndOfFile())
+    return (status, output.fileHandleForReading.readToEndOfFile())
 }

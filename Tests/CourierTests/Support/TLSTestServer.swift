@@ -88,7 +88,7 @@ final class TLSTestServer: Sendable {
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         // stderr is inherited: a traceback shows in the test log.
-        try process.run()
+        try await ChildProcesses.run(process)
         let log = TLSServerLog()
         log.startReading(stdoutPipe.fileHandleForReading)
         do {
@@ -163,7 +163,7 @@ private final class TLSServerLog: Sendable {
         let thread = Thread { [self] in
             var pending = Data()
             while true {
-                let chunk = handle.availableData
+                let chunk = handle.readChunk()
                 if chunk.isEmpty { break }
                 pending.append(chunk)
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {

@@ -166,12 +166,12 @@ struct TestCertificates: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         do {
-            try process.run()
+            try ChildProcesses.runNow(process)
         } catch {
             throw .failed("cannot run \(executable): \(error)")
         }
         // Read to EOF before waiting, so a chatty openssl never blocks on a full pipe.
-        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        let output = errors.fileHandleForReading.readToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw .failed(

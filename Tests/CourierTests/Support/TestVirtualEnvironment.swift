@@ -105,12 +105,12 @@ enum TestVirtualEnvironment {
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         do {
-            try process.run()
+            try ChildProcesses.runNow(process)
         } catch {
             throw Unavailable(description: "\(failure): cannot run \(executable): \(error)")
         }
         // Read to EOF before waiting, so a chatty pip never blocks on a full pipe.
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let printed = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let last = printed.split(whereSeparator: \.isNewline).last.map(String.init) ?? "exit status \(process.terminationStatus)"

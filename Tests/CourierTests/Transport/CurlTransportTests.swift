@@ -272,13 +272,13 @@ func gzip(_ data: Data) throws -> Data {
     let input = Pipe(), output = Pipe()
     process.standardInput = input
     process.standardOutput = output
-    try process.run()
+    try ChildProcesses.runNow(process)
     let writer = Thread {
         input.fileHandleForWriting.write(data)
         try? input.fileHandleForWriting.close()
     }
     writer.start()
-    let compressed = output.fileHandleForReading.readDataToEndOfFile()
+    let compressed = output.fileHandleForReading.readToEndOfFile()
     process.waitUntilExit()
     return compressed
 }

@@ -158,8 +158,8 @@ enum ProcessMemory {
         let output = Pipe()
         child.standardOutput = output
         child.standardError = FileHandle.nullDevice
-        try child.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try ChildProcesses.runNow(child)
+        let text = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
         guard child.terminationStatus == 0,
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("peak RSS grew by ") }),

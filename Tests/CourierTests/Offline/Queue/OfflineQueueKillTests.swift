@@ -18,12 +18,12 @@ private func runWriter(database: String, server: URL, prefix: String, killAfter 
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try ChildProcesses.runNow(process)
     var buffer = Data()
     var printed: [(Int64, String)] = []
     let reader = output.fileHandleForReading
     while printed.count < lines {
-        let chunk = reader.availableData
+        let chunk = reader.readChunk()
         if chunk.isEmpty { break }   // the writer ended on its own (it failed)
         buffer.append(chunk)
         while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -36,7 +36,7 @@ private func runWriter(database: String, server: URL, prefix: String, killAfter 
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
     // Lines the writer printed before the kill but this loop had not read yet are durable too.
-    buffer.append(reader.readDataToEndOfFile())
+    buffer.append(reader.readToEndOfFile())
     for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") {
         let parts = line.split(separator: " ")
         if parts.count == 2, let id = Int64(parts[0]) { printed.append((id, String(parts[1]))) }
