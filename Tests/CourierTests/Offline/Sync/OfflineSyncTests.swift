@@ -204,10 +204,12 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
     func keyInProgressAfterStop() async throws {
         let server = try await ScriptedServer.start()
         defer { server.stop() }
-        // Long enough that the resend arrives while the first send is in progress, even under TSan
-        // beside the whole suite (5 s was not; 20 s changed what the drain saw); the server forgets a key it could not answer, so
-        // the last replay is served afresh.
-        try await server.script("/notes", [ScriptedResponse.json(201, "{}").with(delay: 8), .json(201, "{}")])
+        // The first send stays in progress at the server until the test releases it, so the resend
+        // surely arrives while it is; the server forgets a key it could not answer, so the last
+        // replay is served afresh.
+        var first = ScriptedResponse.json(201, "{}")
+        first.afterRelease = true
+        try await server.script("/notes", [first, .json(201, "{}")])
         let clock = ManualClock()
         let api = offlineClient(server.baseURL, clock: clock)
         let events = api.offline.events()
@@ -232,6 +234,7 @@ func deliveredCount(_ events: [OfflineEvent]) -> Int {
             }
         }
         try #require(seen.last == .retrying(itemID: id, attempt: 0, error: "409 while an earlier send of its key may still be in progress"))
+        try await server.release(path: "/notes")   // the first send ends (its client is gone)
         _ = try await server.idempotencyKeys()   // answered once the first send is processed
         clock.advance(by: .seconds(10))
         _ = try await api.offline.sync()
