@@ -73,15 +73,9 @@ final class HandedOffWebSocket: Sendable {
     /// The loop's thread: connects, then sends a message per wake-up and resumes the waiter
     /// with each echo, until told to stop or the connection fails.
     private func run(port: Int, payload: [UInt8], started: CheckedContinuation<Bool, Never>) {
-        _ = curl_global_init(Int(CURL_GLOBAL_ALL))
-        let multi = curl_multi_init()!
-        let easy = curl_easy_init()!
-        defer {
-            curl_multi_remove_handle(multi, easy)
-            curl_easy_cleanup(easy)
-            curl_multi_cleanup(multi)
-        }
-        guard let socket = RawCurlWebSocket.open(multi, easy, port: port) else {
+        let (multi, easy, opened) = RawCurlWebSocket.connect(port: port)
+        defer { RawCurlWebSocket.disconnect(multi, easy) }
+        guard let socket = opened else {
             started.resume(returning: false)
             return
         }
@@ -112,7 +106,7 @@ final class HandedOffWebSocket: Sendable {
                 WebSocketFraming.appendHead(to: &output, opcode: WebSocketFraming.binaryOpcode, length: payload.count, maskKey: key)
                 let payloadStart = output.count
                 output += payload
-                output.withUnsafeMutableBytes { WebSocketFraming.mask(UnsafeMutableRawBufferPointer(rebasing: $0[payloadStart...]), key: key) }
+                output.withUnsafeMutableBytes { WebSocketFrame.mask(UnsafeMutableRawBufferPointer(rebasing: $0[payloadStart...]), key: key) }
                 guard RawCurlWebSocket.sendAll(output, easy: easy, socket: socket, waitMilliseconds: 10_000) else { _ = answer(false); return }
             }
             if descriptors[1].revents != 0 {

@@ -1,5 +1,6 @@
 #if canImport(CCurl)
 import CCurl
+import Courier
 import Foundation
 import Glibc
 
@@ -18,15 +19,9 @@ enum RawCurlWebSocket {
     }
 
     private static func run(port: Int, payload: [UInt8], messages: Int, window: Int) -> Measurement {
-        _ = curl_global_init(Int(CURL_GLOBAL_ALL))
-        let multi = curl_multi_init()!
-        let easy = curl_easy_init()!
-        defer {
-            curl_multi_remove_handle(multi, easy)
-            curl_easy_cleanup(easy)
-            curl_multi_cleanup(multi)
-        }
-        guard let socket = open(multi, easy, port: port) else {
+        let (multi, easy, opened) = connect(port: port)
+        defer { disconnect(multi, easy) }
+        guard let socket = opened else {
             var failed = Measurement(requests: messages, failures: messages, elapsed: .seconds(1), latencies: [])
             failed.firstFailure = "the raw loop could not open the WebSocket"
             return failed
@@ -54,7 +49,7 @@ enum RawCurlWebSocket {
                 WebSocketFraming.appendHead(to: &output, opcode: WebSocketFraming.binaryOpcode, length: payload.count, maskKey: key)
                 let payloadStart = output.count
                 output += payload
-                output.withUnsafeMutableBytes { WebSocketFraming.mask(UnsafeMutableRawBufferPointer(rebasing: $0[payloadStart...]), key: key) }
+                output.withUnsafeMutableBytes { WebSocketFrame.mask(UnsafeMutableRawBufferPointer(rebasing: $0[payloadStart...]), key: key) }
                 sendTimes[sent] = MonotonicTime.now
                 sent += 1
             }
@@ -117,7 +112,23 @@ enum RawCurlWebSocket {
     }
 
     /// Connects `easy` to the server and runs the handshake; the socket, or nil.
-    static func open(_ multi: UnsafeMutableRawPointer, _ easy: UnsafeMutableRawPointer, port: Int) -> curl_socket_t? {
+    /// A multi and a connect-only easy handle to the echo server on `port`, and the socket once
+    /// its handshake is done (nil if it failed); free them with ``disconnect(_:_:)``.
+    static func connect(port: Int) -> (multi: UnsafeMutableRawPointer, easy: UnsafeMutableRawPointer, socket: curl_socket_t?) {
+        _ = curl_global_init(Int(CURL_GLOBAL_ALL))
+        let multi = curl_multi_init()!
+        let easy = curl_easy_init()!
+        return (multi, easy, open(multi, easy, port: port))
+    }
+
+    /// Frees what ``connect(port:)`` made.
+    static func disconnect(_ multi: UnsafeMutableRawPointer, _ easy: UnsafeMutableRawPointer) {
+        curl_multi_remove_handle(multi, easy)
+        curl_easy_cleanup(easy)
+        curl_multi_cleanup(multi)
+    }
+
+    private static func open(_ multi: UnsafeMutableRawPointer, _ easy: UnsafeMutableRawPointer, port: Int) -> curl_socket_t? {
         _ = "http://127.0.0.1:\(port)/".withCString { courier_easy_set_pointer(easy, CURLOPT_URL, $0) }
         _ = courier_easy_set_long(easy, CURLOPT_CONNECT_ONLY, 1)
         _ = courier_easy_set_long(easy, CURLOPT_NOSIGNAL, 1)
@@ -155,7 +166,7 @@ enum RawCurlWebSocket {
             head += buffer[0..<count]
         }
         let text = String(decoding: head, as: UTF8.self)
-        guard text.hasPrefix("HTTP/1.1 101"), text.contains(WebSocketFraming.acceptValue(forKey: key)) else { return nil }
+        guard text.hasPrefix("HTTP/1.1 101"), text.contains(WebSocketHandshake.accept(for: key)) else { return nil }
         return socket
     }
 

@@ -1,15 +1,16 @@
+import Courier
 import Foundation
 
 /// The WebSocket rows' own parts: SHA-1 and the accept value, the framing, the echo server's
 /// handshake and echo as functions, then both paths against the real server process.
 extension SelfTest {
     static func webSocket(_ checks: inout Checks) async {
-        let digest = SHA1.hash(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA1Digest.hash(of: Data("abc".utf8)).map { String(format: "%02x", $0) }.joined()
         checks.expect(digest == "a9993e364706816aba3e25717850c26c9cd0d89d", "SHA-1 of \"abc\" is \(digest)")
-        let long = SHA1.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).map { String(format: "%02x", $0) }.joined()
+        let long = SHA1Digest.hash(of: Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).map { String(format: "%02x", $0) }.joined()
         checks.expect(long == "84983e441c3bd26ebaae4aa1f95129e5e54670f1", "SHA-1 of the two-block test vector is \(long)")
         // RFC 6455 §1.3's example.
-        let accept = WebSocketFraming.acceptValue(forKey: "dGhlIHNhbXBsZSBub25jZQ==")
+        let accept = WebSocketHandshake.accept(for: "dGhlIHNhbXBsZSBub25jZQ==")
         checks.expect(accept == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", "the accept value of RFC 6455's key is \(accept)")
 
         for length in [0, 5, 125, 126, 65_535, 65_536] {
@@ -23,7 +24,7 @@ extension SelfTest {
             checks.expect(partial == nil, "a \(length)-byte frame's head read before it all arrived")
         }
         var bytes = (0..<37).map { UInt8($0) }
-        bytes.withUnsafeMutableBytes { WebSocketFraming.mask($0, key: 0xA1B2_C3D4) }
+        bytes.withUnsafeMutableBytes { WebSocketFrame.mask($0, key: 0xA1B2_C3D4) }
         let key: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
         checks.expect(bytes == (0..<37).map { UInt8($0) ^ key[$0 % 4] }, "masking is not byte i XOR key[i % 4]")
 
@@ -61,7 +62,7 @@ extension SelfTest {
             WebSocketFraming.appendHead(to: &input, opcode: WebSocketFraming.binaryOpcode, length: length, maskKey: 0x1234_5678 &+ UInt32(index))
             let start = input.count
             input += payload
-            input.withUnsafeMutableBytes { WebSocketFraming.mask(UnsafeMutableRawBufferPointer(rebasing: $0[start...]), key: 0x1234_5678 &+ UInt32(index)) }
+            input.withUnsafeMutableBytes { WebSocketFrame.mask(UnsafeMutableRawBufferPointer(rebasing: $0[start...]), key: 0x1234_5678 &+ UInt32(index)) }
         }
         WebSocketFraming.appendHead(to: &input, opcode: WebSocketFraming.pingOpcode, length: 2, maskKey: 0)
         input += [0x68, 0x69]

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Courier
 import Foundation
 import Glibc
 
@@ -87,7 +88,7 @@ enum WebSocketEchoServer {
             return (Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8), false)
         }
         let text = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Accept: \(WebSocketFraming.acceptValue(forKey: key))\r\n\r\n"
+            + "Sec-WebSocket-Accept: \(WebSocketHandshake.accept(for: key))\r\n\r\n"
         return (Array(text.utf8), true)
     }
 
@@ -102,7 +103,7 @@ enum WebSocketEchoServer {
                   bytes.count - consumed - head.headLength >= head.payloadLength {
                 let start = consumed + head.headLength
                 let payload = UnsafeMutableRawBufferPointer(rebasing: bytes[start..<start + head.payloadLength])
-                if let key = head.maskKey { WebSocketFraming.mask(payload, key: key) }
+                if let key = head.maskKey { WebSocketFrame.mask(payload, key: key) }
                 consumed = start + head.payloadLength
                 switch head.opcode {
                 case WebSocketFraming.pongOpcode: continue

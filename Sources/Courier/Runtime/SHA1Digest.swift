@@ -2,9 +2,9 @@ import Foundation
 
 /// SHA-1 (FIPS 180-4), only for the WebSocket handshake's `Sec-WebSocket-Accept` (RFC 6455
 /// fixes it there; it is no security measure): the toolchain has none on Linux.
-enum SHA1Digest {
+package enum SHA1Digest {
     /// The digest of `data`, 20 bytes.
-    static func hash(of data: Data) -> [UInt8] {
+    package static func hash(of data: Data) -> [UInt8] {
         var h: [UInt32] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0]
         var message = [UInt8](data)
         let bitLength = UInt64(message.count) * 8

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One WebSocket frame (RFC 6455 §5.2), its payload unmasked.
-struct WebSocketFrame: Sendable, Equatable {
+package struct WebSocketFrame: Sendable, Equatable {
     /// Whether this is the last frame of its message.
     var fin: Bool
     /// RSV1 (per-message compression, RFC 7692), RSV2, RSV3 as bits 2, 1, 0.
@@ -29,7 +29,7 @@ struct WebSocketFrame: Sendable, Equatable {
     }
 
     /// Appends a frame head: flags, length, and (when given) the mask key.
-    static func appendHeader<Bytes: RangeReplaceableCollection<UInt8>>(to out: inout Bytes, fin: Bool, reserved: UInt8, opcode: WebSocketOpcode, length: Int, maskKey: UInt32?) {
+    package static func appendHeader<Bytes: RangeReplaceableCollection<UInt8>>(to out: inout Bytes, fin: Bool, reserved: UInt8, opcode: WebSocketOpcode, length: Int, maskKey: UInt32?) {
         out.append((fin ? 0x80 : 0) | (reserved & 0x7) << 4 | opcode.rawValue)
         let maskBit: UInt8 = maskKey == nil ? 0 : 0x80
         if length < 126 {
@@ -48,7 +48,7 @@ struct WebSocketFrame: Sendable, Equatable {
     }
 
     /// XORs `bytes` with `key` (its big-endian bytes, repeated): masks and unmasks alike.
-    static func mask(_ bytes: UnsafeMutableRawBufferPointer, key: UInt32) {
+    package static func mask(_ bytes: UnsafeMutableRawBufferPointer, key: UInt32) {
         let keyBytes = (UInt8(truncatingIfNeeded: key >> 24), UInt8(truncatingIfNeeded: key >> 16),
                         UInt8(truncatingIfNeeded: key >> 8), UInt8(truncatingIfNeeded: key))
         // Eight bytes at a time: a 16 MiB message is masked in one pass of words.

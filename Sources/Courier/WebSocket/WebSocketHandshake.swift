@@ -2,7 +2,7 @@ import Foundation
 
 /// The opening handshake (RFC 6455 §4): the Upgrade request's fields, and the checks of the
 /// server's 101.
-struct WebSocketHandshake: Sendable {
+package struct WebSocketHandshake: Sendable {
     /// `Sec-WebSocket-Key`: 16 random bytes, base64.
     let key: String
     let subprotocols: [String]
@@ -49,7 +49,7 @@ struct WebSocketHandshake: Sendable {
     }
 
     /// The `Sec-WebSocket-Accept` the server must answer `key` with.
-    static func accept(for key: String) -> String {
+    package static func accept(for key: String) -> String {
         Data(SHA1Digest.hash(of: Data((key + guid).utf8))).base64EncodedString()
     }
 

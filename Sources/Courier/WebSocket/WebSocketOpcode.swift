@@ -1,5 +1,5 @@
 /// A frame's opcode (RFC 6455 §5.2); any other value is a protocol error.
-enum WebSocketOpcode: UInt8, Sendable {
+package enum WebSocketOpcode: UInt8, Sendable {
     case continuation = 0x0
     case text = 0x1
     case binary = 0x2
