@@ -64,7 +64,7 @@ enum GraphQLDocumentPrinter {
         switch value {
         case .variable(let name): "$\(name)"
         case .int(let text), .float(let text), .enumValue(let text): text
-        case .string(let text): String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+        case .string(let text): JSONValue.string(text).canonicalText
         case .boolean(let flag): flag ? "true" : "false"
         case .null: "null"
         case .list(let items): "[" + items.map(Self.value).joined(separator: ", ") + "]"

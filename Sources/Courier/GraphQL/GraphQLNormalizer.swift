@@ -13,7 +13,7 @@ struct GraphQLNormalizer: Sendable {
     static let defaultCacheKey: @Sendable (String, [String: JSONValue]) -> String? = { typename, object in
         switch object["id"] {
         case .string(let id): "\(typename):\(id)"
-        case .number(let id): "\(typename):\(GraphQLSelectionCollector.canonical(.number(id)))"
+        case .number(let id): "\(typename):\(JSONValue.number(id).canonicalText)"
         default: nil
         }
     }

@@ -8,10 +8,15 @@ enum GraphQLRequestBody {
     /// The canonical JSON of `variables`; `nil` for an operation without any.
     static func variablesJSON<Variables: Encodable>(_ variables: Variables) throws(NetworkError) -> Data? {
         if Variables.self == GraphQLNoVariables.self { return nil }
+        return try canonicalJSON(variables)
+    }
+
+    /// `value` as JSON with sorted keys and unescaped slashes: equal values, equal bytes.
+    static func canonicalJSON<Value: Encodable>(_ value: Value) throws(NetworkError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return try encoder.encode(variables)
+            return try encoder.encode(value)
         } catch {
             throw .encodingError(underlying: error)
         }

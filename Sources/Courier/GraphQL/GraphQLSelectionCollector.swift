@@ -83,8 +83,8 @@ struct GraphQLSelectionCollector: Sendable {
         case .int(let text): text
         case .list(let items): "[" + items.map(keyText).joined(separator: ",") + "]"
         case .object(let fields):
-            "{" + fields.sorted { $0.name < $1.name }.map { "\(Self.canonical(.string($0.name))):\(keyText($0.value))" }.joined(separator: ",") + "}"
-        default: Self.canonical(resolve(value))
+            "{" + fields.sorted { $0.name < $1.name }.map { "\(JSONValue.string($0.name).canonicalText):\(keyText($0.value))" }.joined(separator: ",") + "}"
+        default: resolve(value).canonicalText
         }
     }
 
@@ -98,23 +98,6 @@ struct GraphQLSelectionCollector: Sendable {
         case .null: .null
         case .list(let items): .array(items.map(resolve))
         case .object(let fields): .object(Dictionary(fields.map { ($0.name, resolve($0.value)) }, uniquingKeysWith: { $1 }))
-        }
-    }
-
-    /// JSON with sorted keys and integers without a fraction: equal values, equal text.
-    static func canonical(_ value: JSONValue) -> String {
-        switch value {
-        case .null: return "null"
-        case .bool(let flag): return flag ? "true" : "false"
-        case .number(let number):
-            if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
-            return "\(number)"
-        case .string(let text):
-            let encoded = try? JSONEncoder().encode(text)
-            return encoded.map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
-        case .array(let items): return "[" + items.map(canonical).joined(separator: ",") + "]"
-        case .object(let members):
-            return "{" + members.keys.sorted().map { "\(canonical(.string($0))):\(canonical(members[$0]!))" }.joined(separator: ",") + "}"
         }
     }
 }

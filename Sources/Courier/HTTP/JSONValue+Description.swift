@@ -13,7 +13,11 @@ extension JSONValue: CustomStringConvertible, CustomDebugStringConvertible {
 
     /// The value as ``description`` prints it but with nothing redacted: the data it holds,
     /// for local debugging (`String(reflecting:)`, `debugPrint`).
-    public var debugDescription: String {
+    public var debugDescription: String { canonicalText }
+
+    /// Compact JSON, object members sorted by name, whole numbers without a fraction, nothing
+    /// redacted: equal values give equal text (GraphQL's cache keys use it).
+    var canonicalText: String {
         var text = ""
         write(to: &text, redaction: nil)
         return text

@@ -386,12 +386,6 @@ actor GraphQLWebSocketConnection {
     private func initPayload(authorization: String?) async throws(NetworkError) -> Data {
         var params = try await environment.options.connectionParams?() ?? [:]
         if let authorization, params["Authorization"] == nil { params["Authorization"] = .string(authorization) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(params)
-        } catch {
-            throw .encodingError(underlying: error)
-        }
+        return try GraphQLRequestBody.canonicalJSON(params)
     }
 }
