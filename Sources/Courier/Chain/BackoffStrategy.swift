@@ -27,4 +27,12 @@ public enum BackoffStrategy: Sendable, Equatable {
             return .seconds(max(0, min(seconds, 1e9)))
         }
     }
+
+    /// The delay after attempt `attempt`, capped at `maximum` and never negative, then with
+    /// full jitter (scaled by `randomUnit`, a uniform value in `0 ..< 1`) when `jitter` is set:
+    /// what ``RetryPolicy`` and ``WebSocketReconnection`` wait.
+    func delay(afterAttempt attempt: Int, cappedAt maximum: Duration, jitter: Bool, randomUnit: Double) -> Duration {
+        let delay = max(.zero, min(delay(afterAttempt: attempt), maximum))
+        return jitter ? delay * min(max(randomUnit, 0), 1) : delay
+    }
 }

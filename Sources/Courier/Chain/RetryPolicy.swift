@@ -106,10 +106,7 @@ public struct RetryPolicy: Sendable, Equatable {
             default: return .stop
             }
         }
-        // Never negative, whatever the strategy's parameters.
-        var delay = max(.zero, min(backoff.delay(afterAttempt: attempt), maximumDelay))
-        if jitter { delay = delay * min(max(randomUnit, 0), 1) }
-        return .retry(after: delay, reason: reason)
+        return .retry(after: backoff.delay(afterAttempt: attempt, cappedAt: maximumDelay, jitter: jitter, randomUnit: randomUnit), reason: reason)
     }
 
     /// The wait a 429 or 503 `response` asks for with its `Retry-After`, unclamped; `nil` for

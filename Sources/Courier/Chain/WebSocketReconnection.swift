@@ -46,8 +46,6 @@ public struct WebSocketReconnection: Sendable, Equatable {
     /// when the policy gives up. `randomUnit` is a uniform value in `0 ..< 1` (the jitter).
     func delay(afterFailures failures: Int, randomUnit: Double) -> Duration? {
         if let maxAttempts, failures > maxAttempts { return nil }
-        var delay = max(.zero, min(backoff.delay(afterAttempt: failures), maximumDelay))
-        if jitter { delay = delay * min(max(randomUnit, 0), 1) }
-        return delay
+        return backoff.delay(afterAttempt: failures, cappedAt: maximumDelay, jitter: jitter, randomUnit: randomUnit)
     }
 }
