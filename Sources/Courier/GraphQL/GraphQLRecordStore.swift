@@ -26,29 +26,25 @@ struct GraphQLRecordStore: Sendable {
     /// Merges `incoming` into the server's records; returns the watchers whose fields changed as
     /// they see them (a field an optimistic layer covers does not change for them).
     mutating func write(_ incoming: [String: GraphQLRecord]) -> Set<WatcherID> {
-        let before = layers.isEmpty ? nil : records
         let changed = GraphQLRecord.merge(incoming, into: &base)
-        guard let before else { return watchers(of: changed) }
-        let after = records
-        return watchers(of: changed.filter { Self.value(at: $0, in: before) != Self.value(at: $0, in: after) })
+        return watchers(of: changed.filter { key in !layers.contains { $0.records[key.record]?.fields[key.field] != nil } })
     }
 
     /// Adds an optimistic layer `id` over the records; returns the watchers it concerns.
     mutating func addLayer(_ id: Int, _ incoming: [String: GraphQLRecord]) -> Set<WatcherID> {
-        let before = records
+        let changed = Self.fields(of: incoming).filter { visibleValue($0) != incoming[$0.record]?.fields[$0.field] }
         layers.append((id, incoming))
-        let after = records
-        return watchers(of: Self.fields(of: incoming).filter { Self.value(at: $0, in: before) != Self.value(at: $0, in: after) })
+        return watchers(of: changed)
     }
 
     /// Removes layer `id` (the server answered, or the mutation failed: a rollback); returns the
     /// watchers whose fields change back.
     mutating func removeLayer(_ id: Int) -> Set<WatcherID> {
         guard let index = layers.firstIndex(where: { $0.id == id }) else { return [] }
-        let before = records
-        let removed = layers.remove(at: index)
-        let after = records
-        return watchers(of: Self.fields(of: removed.records).filter { Self.value(at: $0, in: before) != Self.value(at: $0, in: after) })
+        let fields = Self.fields(of: layers[index].records)
+        let before = Dictionary(uniqueKeysWithValues: fields.map { ($0, visibleValue($0)) })
+        layers.remove(at: index)
+        return watchers(of: fields.filter { before[$0]! != visibleValue($0) })
     }
 
     /// Removes a record, or one field of it, from the server's records; returns the watchers
@@ -96,7 +92,11 @@ struct GraphQLRecordStore: Sendable {
         Set(records.flatMap { key, record in record.fields.keys.map { GraphQLRecord.FieldKey(record: key, field: $0) } })
     }
 
-    private static func value(at key: GraphQLRecord.FieldKey, in records: [String: GraphQLRecord]) -> GraphQLRecord.Value? {
-        records[key.record]?.fields[key.field]
+    /// A field's value as reads see it: the newest layer that holds it, else the server's.
+    private func visibleValue(_ key: GraphQLRecord.FieldKey) -> GraphQLRecord.Value? {
+        for layer in layers.reversed() {
+            if let value = layer.records[key.record]?.fields[key.field] { return value }
+        }
+        return base[key.record]?.fields[key.field]
     }
 }
