@@ -27,7 +27,7 @@ import Testing
         process.arguments = ["sha256sum", url.path]
         let output = Pipe()
         process.standardOutput = output
-        try ChildProcesses.runNow(process)
+        try process.run()
         let text = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return String(text.prefix(while: { !$0.isWhitespace }))

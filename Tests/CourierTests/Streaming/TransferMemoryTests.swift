@@ -21,7 +21,7 @@ private func run(_ arguments: [String], executable: URL = URL(fileURLWithPath: "
             let output = Pipe()
             process.standardOutput = output
             do {
-                try ChildProcesses.runNow(process)
+                try process.run()
             } catch {
                 continuation.resume(throwing: error)
                 return

@@ -24,11 +24,6 @@ enum ChildProcesses {
         try process.run()
     }
 
-    /// `process.run()` at once, for a caller that cannot wait (a short-lived helper process).
-    static func runNow(_ process: Process) throws {
-        try process.run()
-    }
-
     /// How many descriptors this process has open (entries of `/proc/self/fd`, names unread).
     private static func openDescriptors() -> Int {
         guard let directory = opendir("/proc/self/fd") else { return 0 }

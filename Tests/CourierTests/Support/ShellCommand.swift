@@ -13,7 +13,7 @@ func runShell(_ script: String) async throws -> (status: Int32, output: Data) {
     let status: Int32 = try await withCheckedThrowingContinuation { continuation in
         process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
         do {
-            try ChildProcesses.runNow(process)
+            try process.run()
         } catch {
             process.terminationHandler = nil
             continuation.resume(throwing: error)

@@ -166,7 +166,7 @@ struct TestCertificates: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         do {
-            try ChildProcesses.runNow(process)
+            try process.run()
         } catch {
             throw .failed("cannot run \(executable): \(error)")
         }

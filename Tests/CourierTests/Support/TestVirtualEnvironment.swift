@@ -105,7 +105,7 @@ enum TestVirtualEnvironment {
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         do {
-            try ChildProcesses.runNow(process)
+            try process.run()
         } catch {
             throw Unavailable(description: "\(failure): cannot run \(executable): \(error)")
         }

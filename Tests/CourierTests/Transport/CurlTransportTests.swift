@@ -272,7 +272,7 @@ func gzip(_ data: Data) throws -> Data {
     let input = Pipe(), output = Pipe()
     process.standardInput = input
     process.standardOutput = output
-    try ChildProcesses.runNow(process)
+    try process.run()
     let writer = Thread {
         input.fileHandleForWriting.write(data)
         try? input.fileHandleForWriting.close()

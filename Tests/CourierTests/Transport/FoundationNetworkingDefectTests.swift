@@ -158,7 +158,7 @@ enum ProcessMemory {
         let output = Pipe()
         child.standardOutput = output
         child.standardError = FileHandle.nullDevice
-        try ChildProcesses.runNow(child)
+        try child.run()
         let text = String(decoding: output.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
         guard child.terminationStatus == 0,

@@ -18,7 +18,7 @@ private func runWriter(database: String, server: URL, prefix: String, killAfter 
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
-    try ChildProcesses.runNow(process)
+    try process.run()
     var buffer = Data()
     var printed: [(Int64, String)] = []
     let reader = output.fileHandleForReading
