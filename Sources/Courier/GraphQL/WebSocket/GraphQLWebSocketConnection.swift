@@ -284,12 +284,8 @@ actor GraphQLWebSocketConnection {
                 }
                 for action in actions {
                     switch action {
-                    case .send:
+                    case .send, .close:
                         perform([action])
-                    case .close(let code, let reason):
-                        // Now, not behind the writer: the connection ends right after, and its
-                        // teardown must not overtake the close frame that says why.
-                        socket.close(WebSocketCloseCode(rawValue: code), reason: reason)
                     case .acknowledged:
                         acknowledged = true
                     case .result(let id, let payload):
