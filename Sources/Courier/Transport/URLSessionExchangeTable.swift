@@ -9,11 +9,15 @@ import Security
 
 /// The session delegate: routes URLSession's callbacks to the exchange of each task.
 final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // Invariant: `exchanges`, `sweeping` and `accepted` are read and written only under `lock`.
+    // Invariant: `exchanges`, `sweeper` and `accepted` are read and written only under `lock`;
+    // `sweeper` is set exactly while `exchanges` is not empty.
     private let lock = Lock()
     private var exchanges: [Int: (exchange: URLSessionExchange, task: URLSessionTask, deadline: ContinuousClock.Instant)] = [:]
-    private var sweeping = false
+    private var sweeper: DispatchSourceTimer?
     private var accepted = 0
+    /// The sweeper's own queue: URLSession answers on its delegate queue whatever the load on
+    /// Swift's cooperative pool, so a deadline kept by a task there could fire after the answer.
+    private let sweepQueue = DispatchQueue(label: "Courier.URLSessionExchangeTable.sweeper")
     /// Certificate pins, checked on Apple platforms (a Linux transport with pins is refused).
     private let pinner: CertificatePinner
 
@@ -30,36 +34,38 @@ final class URLSessionExchangeTable: NSObject, URLSessionDataDelegate, @unchecke
     /// Tracks `exchange` until its task completes, or until `deadline`, when it is aborted with
     /// `timeout` (URLRequest's own timeout is only an idle timeout).
     func register(_ exchange: URLSessionExchange, task: URLSessionTask, deadline: ContinuousClock.Instant) {
-        let startSweeper = lock.withLock { () -> Bool in
+        let newSweeper = lock.withLock { () -> DispatchSourceTimer? in
             exchanges[task.taskIdentifier] = (exchange, task, deadline)
-            defer { sweeping = true }
-            return !sweeping
+            guard sweeper == nil else { return nil }
+            let timer = DispatchSource.makeTimerSource(queue: sweepQueue)
+            sweeper = timer
+            return timer
         }
-        if startSweeper {
-            Task.detached { [weak self] in await self?.sweep() }
-        }
+        guard let newSweeper else { return }
+        let interval = DispatchTimeInterval.milliseconds(Int(Self.sweepInterval / .milliseconds(1)))
+        newSweeper.schedule(deadline: .now() + interval, repeating: interval)
+        newSweeper.setEventHandler { [weak self] in self?.sweep() }
+        newSweeper.resume()
     }
 
     func remove(_ task: Int) {
         _ = lock.withLock { exchanges.removeValue(forKey: task) }
     }
 
-    /// Aborts exchanges past their deadline, every `sweepInterval`, while there are any.
-    private func sweep() async {
-        while true {
-            try? await Task.sleep(for: Self.sweepInterval)
-            let now = ContinuousClock.now
-            let (expired, keepGoing) = lock.withLock { () -> ([(URLSessionExchange, URLSessionTask)], Bool) in
-                let expired = exchanges.values.filter { $0.deadline <= now }.map { ($0.exchange, $0.task) }
-                if exchanges.isEmpty { sweeping = false }
-                return (expired, !exchanges.isEmpty)
-            }
-            for (exchange, task) in expired {
-                exchange.abort(.timeout(.attempt, underlying: nil))
-                task.cancel()
-            }
-            if !keepGoing { return }
+    /// Aborts exchanges past their deadline; stops the sweeper when none are left.
+    private func sweep() {
+        let now = ContinuousClock.now
+        let (expired, finished) = lock.withLock { () -> ([(URLSessionExchange, URLSessionTask)], DispatchSourceTimer?) in
+            let expired = exchanges.values.filter { $0.deadline <= now }.map { ($0.exchange, $0.task) }
+            guard exchanges.isEmpty else { return (expired, nil) }
+            defer { sweeper = nil }
+            return (expired, sweeper)
         }
+        for (exchange, task) in expired {
+            exchange.abort(.timeout(.attempt, underlying: nil))
+            task.cancel()
+        }
+        finished?.cancel()
     }
 
     private func exchange(for task: URLSessionTask) -> URLSessionExchange? {
