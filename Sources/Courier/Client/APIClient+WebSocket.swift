@@ -26,6 +26,50 @@ extension APIClient {
     /// Opens a WebSocket to an absolute `ws`, `wss`, `http` or `https` URL, through the
     /// client's chain as ``webSocket(_:options:)`` does.
     public func webSocket(url: URL, headers: HTTPHeaders = [:], options: WebSocketOptions = WebSocketOptions()) async throws(NetworkError) -> WebSocket {
+        try await webSocket(for: try Self.webSocketRequest(url: url, headers: headers), requestOptions: RequestOptions(), options: options)
+    }
+
+    /// A WebSocket to `endpoint` that connects again after a drop, under `reconnection`, as a
+    /// sequence of ``WebSocketEvent``s (``WebSocketEvents`` says when it ends). Each connection
+    /// opens as ``webSocket(_:options:)`` does; nothing is sent before the first iteration.
+    ///
+    /// ```swift
+    /// for try await event in client.webSocketEvents(Endpoint<Data>(path: "feed")) {
+    ///     if case .message(let message) = event { print(message) }
+    /// }
+    /// ```
+    public func webSocketEvents<Value>(
+        _ endpoint: Endpoint<Value>, options: WebSocketOptions = WebSocketOptions(), reconnection: WebSocketReconnection = .default
+    ) -> WebSocketEvents {
+        let request = Result { () throws(NetworkError) in try makeRequest(endpoint.untyped) }
+        return webSocketEvents(request, requestOptions: endpoint.options, options: options, reconnection: reconnection)
+    }
+
+    /// ``webSocketEvents(_:options:reconnection:)`` to an absolute `ws`, `wss`, `http` or
+    /// `https` URL.
+    public func webSocketEvents(
+        url: URL, headers: HTTPHeaders = [:], options: WebSocketOptions = WebSocketOptions(), reconnection: WebSocketReconnection = .default
+    ) -> WebSocketEvents {
+        let request = Result { () throws(NetworkError) in try Self.webSocketRequest(url: url, headers: headers) }
+        return webSocketEvents(request, requestOptions: RequestOptions(), options: options, reconnection: reconnection)
+    }
+
+    private func webSocketEvents(
+        _ request: Result<HTTPRequest, NetworkError>, requestOptions: RequestOptions, options: WebSocketOptions,
+        reconnection: WebSocketReconnection
+    ) -> WebSocketEvents {
+        let chain = components.chain
+        return WebSocketEvents(
+            open: { () throws(NetworkError) in
+                try await Self.openWebSocket(for: try request.get(), requestOptions: requestOptions, options: options, chain: chain)
+            },
+            reconnection: reconnection, connectivity: Self.webSocketConnectivity(components),
+            clock: chain.settings.clock, random: chain.settings.random)
+    }
+
+    /// The handshake request for an absolute WebSocket URL: `ws` is sent as `http`, `wss` as
+    /// `https`.
+    private static func webSocketRequest(url: URL, headers: HTTPHeaders) throws(NetworkError) -> HTTPRequest {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme?.lowercased() else {
             throw .invalidURL(url.absoluteString)
         }
@@ -35,7 +79,13 @@ extension APIClient {
         default: throw .invalidURL("a WebSocket URL is ws, wss, http or https: \(url.absoluteString)")
         }
         guard let httpURL = components.url, components.host?.isEmpty == false else { throw .invalidURL(url.absoluteString) }
-        return try await webSocket(for: HTTPRequest(url: httpURL, headers: headers), requestOptions: RequestOptions(), options: options)
+        return HTTPRequest(url: httpURL, headers: headers)
+    }
+
+    /// The connectivity monitor's view for reconnecting sockets (never offline without one).
+    static func webSocketConnectivity(_ components: ClientComponents) -> WebSocketConnectivity {
+        guard let offline = components.offline else { return .none }
+        return WebSocketConnectivity(isOffline: { offline.connectivity.value == .offline }, untilOnline: { await offline.untilOnline() })
     }
 
     private func webSocket(for request: HTTPRequest, requestOptions: RequestOptions, options: WebSocketOptions) async throws(NetworkError) -> WebSocket {

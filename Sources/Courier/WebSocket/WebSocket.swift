@@ -31,6 +31,10 @@ public final class WebSocket: Sendable {
     private let closeTimeout: Duration
     /// The keep-alive and close timers, cancelled when the connection ends.
     private let timers = Locked<[Task<Void, Never>]>([])
+    /// Whether this side started the close handshake (a reconnecting socket then stops).
+    private let closing = Locked(false)
+    /// Whether the connection is over (the backend said so).
+    private let ended = Locked(false)
 
     init(response: HTTPResponse, subprotocol: String?, backend: any WebSocketBackend, options: WebSocketOptions,
          clock: any TimeSource, random: any RandomSource) {
@@ -52,11 +56,16 @@ public final class WebSocket: Sendable {
                 }
             }
         }
-        let timers = self.timers
-        backend.onEnd { timers.withLock { $0 }.forEach { $0.cancel() } }
+        let (timers, ended) = (self.timers, self.ended)
+        backend.onEnd {
+            ended.withLock { $0 = true }
+            timers.withLock { $0 }.forEach { $0.cancel() }
+        }
     }
 
     deinit {
+        // A connection that is over needs neither a close nor its timeout.
+        guard !ended.withLock({ $0 }) else { return }
         backend.close(code: .goingAway, reason: "")
         let backend = self.backend
         let (clock, timeout) = (self.clock, closeTimeout)
@@ -82,6 +91,7 @@ public final class WebSocket: Sendable {
     /// is cut); ``messages`` ends when the server answers, or the socket is dropped after
     /// ``WebSocketOptions/closeTimeout``. Closing again does nothing.
     public func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") {
+        closing.withLock { $0 = true }
         backend.close(code: code.isSendable ? code : .normalClosure, reason: reason)
         let (backend, clock, timeout) = (self.backend, self.clock, closeTimeout)
         startTimer {
@@ -95,6 +105,9 @@ public final class WebSocket: Sendable {
     public var closeCode: WebSocketCloseCode? { backend.closeStatus?.code }
     /// The reason in the server's close frame, once it arrived.
     public var closeReason: String? { backend.closeStatus?.reason }
+
+    /// Whether ``close(_:reason:)`` was called: the end, whatever the server answers, is ours.
+    var closedHere: Bool { closing.withLock { $0 } }
 
     /// Ends the connection now: the reader gets `error` (a dead peer, a protocol's timeout).
     func abort(_ error: NetworkError) {
@@ -131,7 +144,7 @@ public final class WebSocket: Sendable {
         }
 
         /// Reads the next message.
-        public struct Iterator: AsyncIteratorProtocol {
+        public struct Iterator: AsyncIteratorProtocol, Sendable {
             let socket: WebSocket
 
             /// The next message; nil after the close handshake.

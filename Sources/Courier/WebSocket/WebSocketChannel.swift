@@ -130,6 +130,12 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
             machine.abandon()
             end(.failed(error ?? .connectionLost(host: host, port: port, underlying: nil)), &resume)
             dropNow = true
+            // The end actions run before the reader wakes: what it does next sees the end.
+            if !ended {
+                ended = true
+                resume = endActions.map { action in { action() } } + resume
+                endActions = []
+            }
             if let reader {
                 self.reader = nil
                 resume.append { reader.resume() }
@@ -137,11 +143,6 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
             let waiting = writers.values
             writers.removeAll()
             for writer in waiting { resume.append { writer.resume(returning: false) } }
-            if !ended {
-                ended = true
-                resume += endActions.map { action in { action() } }
-                endActions = []
-            }
         }
         for action in resume { action() }
     }

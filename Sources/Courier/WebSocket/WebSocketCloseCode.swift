@@ -29,12 +29,18 @@ public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomSt
     public static let mandatoryExtension = WebSocketCloseCode(rawValue: 1010)
     /// 1011: the server met an unexpected condition.
     public static let internalServerError = WebSocketCloseCode(rawValue: 1011)
+    /// 1012: the server is restarting (IANA's registry): come back.
+    public static let serviceRestart = WebSocketCloseCode(rawValue: 1012)
+    /// 1013: the server is overloaded (IANA's registry): come back later.
+    public static let tryAgainLater = WebSocketCloseCode(rawValue: 1013)
+    /// 1014: a gateway got a bad answer from the server behind it (IANA's registry).
+    public static let badGateway = WebSocketCloseCode(rawValue: 1014)
 
-    /// Whether an endpoint may send this code in a close frame (RFC 6455 §7.4.1, §7.4.2):
-    /// 1000–1003, 1007–1011 and 3000–4999.
+    /// Whether an endpoint may send this code in a close frame (RFC 6455 §7.4.1, §7.4.2, and
+    /// IANA's registry since): 1000–1003, 1007–1014 and 3000–4999.
     public var isSendable: Bool {
         switch rawValue {
-        case 1000...1003, 1007...1011, 3000...4999: true
+        case 1000...1003, 1007...1014, 3000...4999: true
         default: false
         }
     }

@@ -23,7 +23,7 @@ import Testing
             },
             clock: clock, random: SeededRandomSource(seed: 7), tokens: nil,
             connectivity: connectivity.map { offline in
-                GraphQLWebSockets.Connectivity(
+                WebSocketConnectivity(
                     isOffline: { offline.connectivity.value == .offline }, untilOnline: { await offline.untilOnline() })
             } ?? .none))
     }

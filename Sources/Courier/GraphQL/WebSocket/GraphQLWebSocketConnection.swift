@@ -25,7 +25,7 @@ actor GraphQLWebSocketConnection {
         /// The session's token store, when the client has one and the endpoint requires auth.
         let tokens: TokenStore.Handle?
         /// The connectivity monitor's view (never offline without a monitor).
-        let connectivity: GraphQLWebSockets.Connectivity
+        let connectivity: WebSocketConnectivity
     }
 
     /// How one connection ended, and what comes next.

@@ -14,26 +14,14 @@ final class GraphQLWebSockets: Sendable {
     /// Opens a WebSocket through the client's chain, with this handshake.
     typealias Opener = @Sendable (HTTPRequest, RequestOptions, WebSocketOptions) async throws(NetworkError) -> WebSocket
 
-    /// What the sockets need of the connectivity monitor (which sits above GraphQL/).
-    struct Connectivity: Sendable {
-        /// Whether the monitor says offline now.
-        let isOffline: @Sendable () -> Bool
-        /// Returns at once unless the monitor says offline; else once it says otherwise (or
-        /// the task is cancelled).
-        let untilOnline: @Sendable () async -> Void
-
-        /// A client without a monitor: never offline.
-        static let none = Connectivity(isOffline: { false }, untilOnline: {})
-    }
-
     /// The session's token store, when the client has one.
     let tokens: TokenStore.Handle?
-    let connectivity: Connectivity
+    let connectivity: WebSocketConnectivity
     let open: Opener
     // Invariant: the dictionary is read and changed only under the lock (`Locked`).
     private let connections = Locked<[Key: GraphQLWebSocketConnection]>([:])
 
-    init(tokens: TokenStore.Handle?, connectivity: Connectivity, open: @escaping Opener) {
+    init(tokens: TokenStore.Handle?, connectivity: WebSocketConnectivity, open: @escaping Opener) {
         self.tokens = tokens
         self.connectivity = connectivity
         self.open = open
