@@ -10,14 +10,10 @@ func runShell(_ script: String) async throws -> (status: Int32, output: Data) {
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.standardError
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
+    let (ended, report) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    process.terminationHandler = { report.yield($0.terminationStatus) }
+    try await ChildProcesses.run(process)
+    var statuses = ended.makeAsyncIterator()
+    let status = await statuses.next() ?? -1
     return (status, output.fileHandleForReading.readToEndOfFile())
 }

@@ -11,14 +11,14 @@ private var writerURL: URL {
 
 /// Runs the writer until it has printed `lines` lines, then SIGKILLs it; returns what it printed
 /// (`id tag` lines), whole lines only.
-private func runWriter(database: String, server: URL, prefix: String, killAfter lines: Int) throws -> [(id: Int64, tag: String)] {
+private func runWriter(database: String, server: URL, prefix: String, killAfter lines: Int) async throws -> [(id: Int64, tag: String)] {
     let process = Process()
     process.executableURL = writerURL
     process.arguments = [database, server.absoluteString, prefix]
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try await ChildProcesses.run(process)
     var buffer = Data()
     var printed: [(Int64, String)] = []
     let reader = output.fileHandleForReading
@@ -56,7 +56,7 @@ private func runWriter(database: String, server: URL, prefix: String, killAfter 
         var printed: [(id: Int64, tag: String)] = []
         for round in 0..<24 {
             let lines = 1 + Int(random.nextUnit() * 40)
-            printed += try runWriter(database: database, server: server.baseURL, prefix: "r\(round)", killAfter: lines)
+            printed += try await runWriter(database: database, server: server.baseURL, prefix: "r\(round)", killAfter: lines)
         }
         #expect(printed.count >= 24)
 
