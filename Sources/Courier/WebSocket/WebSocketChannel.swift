@@ -178,8 +178,10 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
             var busy = false
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    // Cancelled before the continuation is in place, the handler found no reader:
+                    // the flag, set before the handler runs, is read under the same lock.
                     let ready = lock.withLock { () -> Bool in
-                        if inboundHead < inbound.count || ending != nil { return true }
+                        if inboundHead < inbound.count || ending != nil || Task.isCancelled { return true }
                         if reader != nil { busy = true; return true }
                         reader = continuation
                         return false
@@ -358,12 +360,14 @@ final class WebSocketChannel: WebSocketBackend, @unchecked Sendable {
             if Task.isCancelled { throw .cancelled }
             let proceed = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let ready = lock.withLock { () -> Bool in
+                    // As for the reader: a cancellation before the continuation is in place.
+                    let ready = lock.withLock { () -> Bool? in
+                        if Task.isCancelled { return false }
                         if outbound.count + unsent < sendLimit || ending != nil || dropNow { return true }
                         writers[id] = continuation
-                        return false
+                        return nil
                     }
-                    if ready { continuation.resume(returning: true) }
+                    if let ready { continuation.resume(returning: ready) }
                 }
             } onCancel: {
                 let waiting = lock.withLock { writers.removeValue(forKey: id) }

@@ -122,6 +122,28 @@ struct WebSocketChannelTests {
         await #expect(throws: NetworkError.self) { try await channel.send(.text("late")) }
     }
 
+    @Test("a reader cancelled at any moment of its wait ends cancelled, and the 1001 close is queued")
+    func cancelledReaderAtAnyMoment() async throws {
+        // The cancellation lands before, during or after the reader's continuation is stored;
+        // each must end the reader (a lost one would wait for bytes that never come).
+        for round in 0..<2_000 {
+            let channel = channel()
+            let reader = Task { () -> NetworkError? in
+                do throws(NetworkError) {
+                    _ = try await channel.receive()
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            for _ in 0..<round % 5 { await Task.yield() }
+            reader.cancel()
+            guard case .cancelled? = await reader.value else { Issue.record("the reader did not end cancelled"); return }
+            let close = clientFrames(drain(channel)).first
+            #expect(close?.opcode == 0x8 && close?.payload == [0x03, 0xE9])
+        }
+    }
+
     @Test("bytes the loop took count against the send limit until a turn says they are written")
     func unsentCounts() async throws {
         let channel = channel { $0.sendBufferSize = 100; $0.compression = false }
