@@ -33,6 +33,18 @@ struct WebSocketChannelTests {
     }
 
     /// Everything waiting to be written.
+    /// A task that reads `channel` once and returns what `receive()` threw.
+    private func reader(of channel: WebSocketChannel) -> Task<NetworkError?, Never> {
+        Task {
+            do throws(NetworkError) {
+                _ = try await channel.receive()
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
     private func drain(_ channel: WebSocketChannel) -> [UInt8] {
         turn(channel).written
     }
@@ -109,14 +121,7 @@ struct WebSocketChannelTests {
     @Test("a reader waiting when the socket drops gets connectionLost; a sender then fails")
     func dropped() async throws {
         let channel = channel()
-        let reader = Task { () -> NetworkError? in
-            do throws(NetworkError) {
-                _ = try await channel.receive()
-                return nil
-            } catch {
-                return error
-            }
-        }
+        let reader = self.reader(of: channel)
         channel.socketEnded()
         guard case .connectionLost? = await reader.value else { Issue.record("the reader did not see the drop"); return }
         await #expect(throws: NetworkError.self) { try await channel.send(.text("late")) }
@@ -128,14 +133,7 @@ struct WebSocketChannelTests {
         // each must end the reader (a lost one would wait for bytes that never come).
         for round in 0..<2_000 {
             let channel = channel()
-            let reader = Task { () -> NetworkError? in
-                do throws(NetworkError) {
-                    _ = try await channel.receive()
-                    return nil
-                } catch {
-                    return error
-                }
-            }
+            let reader = self.reader(of: channel)
             for _ in 0..<round % 5 { await Task.yield() }
             reader.cancel()
             guard case .cancelled? = await reader.value else { Issue.record("the reader did not end cancelled"); return }
