@@ -34,8 +34,8 @@ public struct CircuitBreakerPolicy: Sendable, Hashable {
     /// The share of slow attempts (0…1) that opens the breaker. Default 1: slowness alone opens
     /// it only when every attempt in the window was slow.
     public var slowCallRateThreshold: Double
-    /// An attempt that takes at least this long (to its response's head) is slow, whatever its
-    /// outcome. Default 60 s.
+    /// An attempt that takes at least this long (to its response; a streamed call's, to its
+    /// head) is slow, whatever its outcome. Default 60 s.
     public var slowCallDuration: Duration
     /// No rate is judged over fewer outcomes. Default 10.
     public var minimumCalls: Int

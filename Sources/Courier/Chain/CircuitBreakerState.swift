@@ -4,7 +4,8 @@ public enum CircuitBreakerState: Sendable, Equatable, Hashable, CustomStringConv
     /// Attempts go, and their outcomes are counted.
     case closed
     /// Attempts fail at once with ``NetworkError/circuitOpen(origin:retryAfter:)`` for `for`
-    /// (the open duration with its jitter), after which probes go.
+    /// from the change (the open duration with its jitter when it opens; what is left of it,
+    /// usually nothing, when it turns half-open), after which probes go.
     case open(for: Duration)
     /// A few probes go; the rest are refused until they end.
     case halfOpen
