@@ -21,6 +21,7 @@ import Synchronization
 /// | `courier_request_duration_seconds` | timer | `method`, `host`, `status_class` | `client.events()` |
 /// | `courier_request_retries_total` | counter | `method`, `host` | `client.events()` |
 /// | `courier_request_errors_total` | counter | `method`, `host`, `error` (``errorKind(_:)``) | `client.events()` |
+/// | `courier_circuit_breaker_changes_total` | counter | `to` (`closed`, `open`, `half_open`) | `client.events()` |
 /// | `courier_cache_hits_total` | counter | `freshness` (`fresh`, `stale`, `stale_if_error`) | `client.cache.stats()`, polled |
 /// | `courier_cache_misses_total` (coalesced calls included), `courier_cache_coalesced_total`, `courier_cache_revalidated_total` | counter | | polled |
 /// | `courier_cache_entries`, `courier_cache_bytes` | gauge | | polled |
@@ -144,6 +145,14 @@ public final class CourierMetrics: Sendable {
                 break
             case .retrying(let id, _, _, _):
                 counter("request_retries_total", labels.peek(id).dimensions).increment()
+            case .circuitBreakerChanged(_, _, _, let to):
+                // By state only: an origin is not a bounded label.
+                let state = switch to {
+                case .closed: "closed"
+                case .open: "open"
+                case .halfOpen: "half_open"
+                }
+                counter("circuit_breaker_changes_total", [("to", state)]).increment()
             case .finished(let id, let status, _, let duration):
                 let request = labels.finish(id)
                 record(request: request, statusClass: Self.statusClass(status), duration: duration)
@@ -298,6 +307,7 @@ public final class CourierMetrics: Sendable {
         case .storageFailed: "storage"
         case .cancelled: "cancelled"
         case .overloaded: "overloaded"
+        case .circuitOpen: "circuit_open"
         case .componentUnavailable: "unavailable"
         case .componentRestarted: "component_restarted"
         case .graphQL: "graphql"

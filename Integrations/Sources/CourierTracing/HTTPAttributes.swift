@@ -83,6 +83,7 @@ enum HTTPAttributes {
         case .responseTooLarge: "response_too_large"
         case .decodingError: "decoding"
         case .overloaded: "overloaded"
+        case .circuitOpen: "circuit_open"
         case .graphQL: "graphql"
         default: "_OTHER"
         }

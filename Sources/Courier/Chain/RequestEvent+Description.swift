@@ -17,6 +17,8 @@ extension RequestEvent: CustomStringConvertible {
             "\(id) failed after \(Self.attempts(attempts)) in \(duration.readable): \(error)"
         case .servedFromCache(let id, let method, let url, let status, let age):
             "\(id) served from cache: \(method) \(url), \(status), age \(age.components.seconds) s"
+        case .circuitBreakerChanged(let id, let origin, let from, let to):
+            "\(id) circuit breaker of \(origin): \(from) → \(to)"
         }
     }
 

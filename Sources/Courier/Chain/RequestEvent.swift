@@ -19,12 +19,17 @@ public enum RequestEvent: Sendable {
     /// other event is published about this request; a revalidation it starts is a request of
     /// its own.
     case servedFromCache(RequestID, method: HTTPMethod, url: String, status: Int, age: Duration)
+    /// The circuit breaker of `origin` (`https://host:port`) went `from` one state `to` another
+    /// (``CircuitBreakerPolicy``), on an attempt of this request (its refusal, its probe, or its
+    /// outcome). A breaker's changes are published in the order they happen.
+    case circuitBreakerChanged(RequestID, origin: String, from: CircuitBreakerState, to: CircuitBreakerState)
 
     /// The request this event is about.
     public var id: RequestID {
         switch self {
         case .started(let id, _, _), .attempt(let id, _), .redirected(let id, _, _), .retrying(let id, _, _, _),
-             .finished(let id, _, _, _), .failed(let id, _, _, _), .servedFromCache(let id, _, _, _, _):
+             .finished(let id, _, _, _), .failed(let id, _, _, _), .servedFromCache(let id, _, _, _, _),
+             .circuitBreakerChanged(let id, _, _, _):
             id
         }
     }

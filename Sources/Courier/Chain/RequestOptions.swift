@@ -9,6 +9,10 @@ public struct RequestOptions: Sendable {
     /// The retry policy for this request (``RetryPolicy/never`` for none).
     /// Default: the client's ``APIClient/Configuration/retryPolicy``.
     public var retryPolicy: RetryPolicy?
+    /// The circuit breaker this request's attempts pass (``CircuitBreakerPolicy/disabled`` for
+    /// none). A request with a policy of its own shares a breaker per origin only with requests
+    /// of the same policy. Default: the client's ``APIClient/Configuration/circuitBreaker``.
+    public var circuitBreaker: CircuitBreakerPolicy?
     /// Whether the auth interceptor adds credentials. Default `true`; public paths (login,
     /// refresh, health) go without whatever this says.
     public var requiresAuth: Bool
@@ -53,8 +57,10 @@ public struct RequestOptions: Sendable {
         redirects: RedirectPolicy? = nil,
         uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
         downloadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
-        errorBody: (any (Decodable & Sendable).Type)? = nil
+        errorBody: (any (Decodable & Sendable).Type)? = nil,
+        circuitBreaker: CircuitBreakerPolicy? = nil
     ) {
+        self.circuitBreaker = circuitBreaker
         self.errorBody = errorBody
         self.uploadProgress = uploadProgress
         self.downloadProgress = downloadProgress

@@ -233,6 +233,10 @@ extension APIClient {
         public var retryPolicy: RetryPolicy
         /// The cap on retries across requests. Default: 20 % of requests, plus a reserve of 10.
         public var retryBudget: RetryBudget
+        /// The circuit breaker per origin every request's attempts pass, unless the request sets
+        /// its own (``RequestOptions/circuitBreaker``). Default none: no breaker (see
+        /// ``CircuitBreakerPolicy``; ``CircuitBreakerPolicy/standard`` has its defaults).
+        public var circuitBreaker: CircuitBreakerPolicy?
         /// JSON settings for bodies and responses. Default: keys as they are, ISO-8601 dates.
         public var json: JSONCoding
         /// What an error status's JSON body is decoded into (``NetworkError/errorBody``,
@@ -295,6 +299,7 @@ extension APIClient {
             interceptors: [any Interceptor] = [],
             retryPolicy: RetryPolicy = .default,
             retryBudget: RetryBudget = RetryBudget(),
+            circuitBreaker: CircuitBreakerPolicy? = nil,
             json: JSONCoding = JSONCoding(),
             timeouts: Timeouts = Timeouts(),
             limits: Limits = Limits(),
@@ -319,6 +324,7 @@ extension APIClient {
             self.interceptors = interceptors
             self.retryPolicy = retryPolicy
             self.retryBudget = retryBudget
+            self.circuitBreaker = circuitBreaker
             self.json = json
             self.timeouts = timeouts
             self.limits = limits

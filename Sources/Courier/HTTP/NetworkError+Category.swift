@@ -21,8 +21,10 @@ extension NetworkError {
         /// no connection to that server, a connection lost, a time limit, a response that broke
         /// off or broke HTTP's rules (``cannotConnect(host:port:reason:underlying:)``,
         /// ``connectionLost(host:port:underlying:)``, ``timeout(_:underlying:)``,
-        /// ``malformedResponse(_:underlying:)``, ``invalidResponse(_:)``). OkHttp's
-        /// `IOException`, AsyncHTTPClient's `HTTPClientError`.
+        /// ``malformedResponse(_:underlying:)``, ``invalidResponse(_:)``), or that server failed
+        /// so often lately that its circuit breaker refused the attempt
+        /// (``circuitOpen(origin:retryAfter:)``). OkHttp's `IOException`, AsyncHTTPClient's
+        /// `HTTPClientError`.
         case transport
         /// The server answered with this final status that is not a success (a 304 to a decoded
         /// call, a 3xx not followed, every 4xx and 5xx), and the error keeps the ``response``:
@@ -52,7 +54,7 @@ extension NetworkError {
         switch self {
         case .noConnection:
             .offline
-        case .cannotConnect, .connectionLost, .timeout, .malformedResponse, .invalidResponse:
+        case .cannotConnect, .connectionLost, .timeout, .malformedResponse, .invalidResponse, .circuitOpen:
             .transport
         case .unauthorized(let response?):
             .http(status: response.status)

@@ -39,6 +39,10 @@ extension NetworkError: CustomStringConvertible {
         case .responseTooLarge(let limit): base = "responseTooLarge (limit \(limit) bytes)"
         case .cancelled: base = "cancelled"
         case .overloaded: base = "overloaded"
+        case .circuitOpen(let origin, let retryAfter):
+            base = retryAfter > .zero
+                ? "circuitOpen \(origin): not called, probes again in \(retryAfter.readable)"
+                : "circuitOpen \(origin): not called until a probe under way ends"
         case .notCached: base = "notCached"
         case .queueFull(let limit): base = "queueFull (limit \(limit) items)"
         case .storageFailed(let reason): base = "storageFailed: \(reason)"

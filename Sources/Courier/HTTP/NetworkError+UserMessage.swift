@@ -15,7 +15,7 @@ extension NetworkError {
         switch self {
         case .invalidURL, .invalidRequest, .encodingError: sentence = messages.requestNotPrepared
         case .noConnection, .notCached: sentence = messages.noConnection
-        case .cannotConnect: sentence = messages.cannotConnect
+        case .cannotConnect, .circuitOpen: sentence = messages.cannotConnect
         case .connectionLost: sentence = messages.connectionLost
         case .timeout: sentence = messages.timeout
         case .unauthorized(let response?) where response.answersUnauthenticatedRequest: sentence = messages.credentialsRejected

@@ -95,6 +95,12 @@ public enum NetworkError: Error, Sendable {
     case cancelled
     /// The pipeline is at capacity (in-flight and queued requests); try again later.
     case overloaded
+    /// The circuit breaker of `origin` (`https://host:port`) is open: that origin failed too
+    /// often lately (``CircuitBreakerPolicy``), so the attempt failed at once and nothing was
+    /// sent. Probes go after `retryAfter` (zero: once the probes under way have ended). Not
+    /// retried by a ``RetryPolicy``; the offline queue waits `retryAfter` without counting an
+    /// attempt.
+    case circuitOpen(origin: String, retryAfter: Duration)
     /// The component that must handle this is not there and will not come back: the client
     /// was created without it (the string is the group's name: `"session"`, `"cache"`,
     /// `"offline"` or `"connectivity"`; see ``APIClient``), or it stopped (shut down, or its
@@ -156,7 +162,8 @@ public enum NetworkError: Error, Sendable {
             return status == 408 || status == 429 || (status >= 500 && status != 501 && status != 505)
         case .invalidURL, .invalidRequest, .invalidResponse, .unauthorized, .invalidToken, .forbidden, .notFound,
              .conflict, .notModified, .tooManyRedirects, .decodingError, .encodingError, .securityError,
-             .responseTooLarge, .notCached, .queueFull, .storageFailed, .cancelled, .componentUnavailable, .graphQL, .unknown:
+             .responseTooLarge, .notCached, .queueFull, .storageFailed, .cancelled, .componentUnavailable, .graphQL, .unknown,
+             .circuitOpen:
             return false
         }
     }

@@ -20,6 +20,10 @@ import Testing
             .hasPrefix("#3 failed after 2 attempts in 2 s: "))
         #expect(RequestEvent.servedFromCache(id, method: .get, url: "https://a.example/x", status: 200, age: .seconds(42)).description
             == "#3 served from cache: GET https://a.example/x, 200, age 42 s")
+        #expect(RequestEvent.circuitBreakerChanged(id, origin: "https://a.example:443", from: .closed, to: .open(for: .milliseconds(31_500)))
+            .description == "#3 circuit breaker of https://a.example:443: closed → open for 31.5 s")
+        #expect(RequestEvent.circuitBreakerChanged(id, origin: "https://a.example:443", from: .halfOpen, to: .closed)
+            .description == "#3 circuit breaker of https://a.example:443: half-open → closed")
     }
 
     @Test("a real call's events print with the redacted URL and never a secret")

@@ -16,6 +16,11 @@ enum ReplayVerdict: Sendable {
     /// server still processing that send, not a conflict. The item backs off without counting an
     /// attempt and is replayed with the same key, which then gets the first send's answer.
     case keyInProgress(HTTPResponse)
+    /// Refused by the origin's open circuit breaker (``NetworkError/circuitOpen(origin:retryAfter:)``):
+    /// nothing was sent, and it says nothing of this write. The item backs off until the breaker
+    /// lets probes through (`retryAfter`, or its backoff when that is zero) without counting an
+    /// attempt.
+    case breakerOpen(NetworkError, retryAfter: Duration)
     /// Claimed but not replayed (the drain ended first): it waits again as it was, nothing counted.
     case released
 }
@@ -115,6 +120,13 @@ extension OfflineItem {
             item.lastError = reason
             item.nextAttemptAt = now.addingTimeInterval(limits.backoff.delay(afterAttempt: item.attempts + 1).inSeconds)
             return OfflineItemChange(item: item, event: .retrying(itemID: id, attempt: item.attempts, error: reason))
+        case .breakerOpen(let error, let retryAfter):
+            // Nothing was sent: what an earlier send left (a key perhaps in progress) stands.
+            item.state = .retrying
+            item.lastError = "\(error)"
+            let wait = retryAfter > .zero ? retryAfter : limits.backoff.delay(afterAttempt: item.attempts + 1)
+            item.nextAttemptAt = min(now.addingTimeInterval(wait.inSeconds), max(now, expiresAt))
+            return OfflineItemChange(item: item, event: .retrying(itemID: id, attempt: item.attempts, error: "\(error)"))
         case .failed(let error):
             item.attempts += 1
             item.lastError = "\(error)"

@@ -129,6 +129,9 @@ struct Drain: Sendable {
         case .overloaded, .componentUnavailable, .cannotConnect:
             // Never sent (or no connection made): it would fail every item alike.
             return .interrupted("\(error)", unanswered: false)
+        case .circuitOpen(_, let retryAfter):
+            // Never sent: not now, and not an attempt; it waits for the breaker's probes.
+            return .breakerOpen(error, retryAfter: retryAfter)
         case .unauthorized where item.requiresAuth, .invalidToken where item.requiresAuth:
             return .interrupted("\(error)", unanswered: false)
         case .conflict(let response):

@@ -39,6 +39,19 @@ private func response(_ status: Int, etag: String? = nil) -> HTTPResponse {
         #expect(interrupted.item?.keyMayBeInProgress == false)
     }
 
+    @Test("an open circuit breaker backs the item off until its probes (or its backoff, when unknown), counting no attempt")
+    func breakerOpen() {
+        let refused = NetworkError.circuitOpen(origin: "https://api.example.com:443", retryAfter: .seconds(25))
+        let waiting = item().claimed().settled(by: .breakerOpen(refused, retryAfter: .seconds(25)), now: start, limits: limits)
+        #expect(waiting.item?.state == .retrying)
+        #expect(waiting.item?.attempts == 0)
+        #expect(waiting.item?.nextAttemptAt == start.addingTimeInterval(25))
+        guard case .retrying(1, 0, _) = waiting.event else { Issue.record("\(String(describing: waiting.event))"); return }
+        let unknown = item().claimed().settled(by: .breakerOpen(refused, retryAfter: .zero), now: start, limits: limits)
+        #expect(unknown.item?.nextAttemptAt == start.addingTimeInterval(10))
+        #expect(unknown.item?.attempts == 0)
+    }
+
     @Test("a 409 after a send that got no answer backs off once with the same key; the next 409 is a conflict")
     func keyInProgress() {
         let cut = item().claimed().settled(by: .interrupted("cancelled", unanswered: true), now: start, limits: limits).item!

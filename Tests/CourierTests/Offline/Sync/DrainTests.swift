@@ -23,6 +23,7 @@ import Testing
         case .failed: return "failed"
         case .conflict(_, let resolution): return "conflict \(resolution)"
         case .keyInProgress: return "key in progress"
+        case .breakerOpen: return "breaker open"
         case .delivered: return "delivered"
         case .released: return "released"
         }
@@ -39,6 +40,7 @@ import Testing
         }
         #expect(kind(.cancelled) == "interrupted unanswered")
         #expect(kind(.componentRestarted("x")) == "interrupted unanswered")
+        #expect(kind(.circuitOpen(origin: "https://h:443", retryAfter: .seconds(5))) == "breaker open")   // nothing sent: not an attempt
         #expect(kind(.unauthorized(nil)) == "interrupted")        // the session, for an item that uses it
         #expect(kind(.unauthorized(nil), requiresAuth: false) == "failed")
         #expect(kind(.timeout(.attempt, underlying: nil)) == "failed")   // backs off, then a dead letter
