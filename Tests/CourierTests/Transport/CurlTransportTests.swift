@@ -164,8 +164,9 @@ import Testing
             let elapsed = ContinuousClock.now - started
             guard case .timeout(.attempt, let cause)? = error else { Issue.record("got \(String(describing: error))"); return }
             #expect((cause as? CurlError)?.code == 28)
+            // Not before the timeout; the server answers only at 30 s, so the timeout error is the
+            // timer's (an upper bound would measure the machine's load, not the timer).
             #expect(elapsed >= .milliseconds(150))
-            #expect(elapsed < .seconds(20))   // wide: ThreadSanitizer with the suite beside it lags
         }
     }
 

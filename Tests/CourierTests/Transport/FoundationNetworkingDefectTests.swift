@@ -49,11 +49,9 @@ import Testing
             }
             let elapsed = ContinuousClock.now - started
             guard case .timeout(.attempt, _)? = error else { Issue.record("got \(String(describing: error))"); return }
-            // Not before the timeout (truncation fired early), and Courier's timer, not the
-            // server's answer at 30 s, ended it (the margin is wide: under ThreadSanitizer, with
-            // the rest of the suite running beside it, the timer's thread lagged by over 5 s).
+            // Not before the timeout (truncation fired early); the server answers only at 30 s,
+            // so the timeout error is Courier's timer's.
             #expect(elapsed >= timeout)
-            #expect(elapsed < .seconds(20))
         }
     }
 
