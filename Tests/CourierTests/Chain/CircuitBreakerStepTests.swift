@@ -157,6 +157,29 @@ private func changes(_ events: [RequestEvent]) -> [String] {
         await open.shutdown()
     }
 
+    @Test("against a real server over the libcurl transport: once open, the server sees nothing; after the open duration one probe reaches it and closes the breaker")
+    func realServer() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/flaky", (0..<4).map { _ in ScriptedResponse.status(503) } + [.status(200)])
+            let clock = ManualClock()
+            let single = CircuitBreakerPolicy(window: .calls(4), minimumCalls: 4, openDuration: .seconds(30), openJitter: 0, halfOpenProbes: 1)
+            let api = client(server.baseURL, retryPolicy: .never, clock: clock) { $0.circuitBreaker = single }
+            for _ in 0..<4 {
+                guard case .serverError? = await failure(api, "flaky") else { Issue.record("not the server's 503"); return }
+            }
+            for _ in 0..<3 {
+                guard case .circuitOpen(_, let retryAfter)? = await failure(api, "flaky") else { Issue.record("not open"); return }
+                #expect(retryAfter == .seconds(30))
+            }
+            #expect(try await server.requests(path: "/flaky").count == 4)
+            clock.advance(by: .seconds(30))
+            #expect(await failure(api, "flaky") == nil)   // the probe: the server's 200
+            #expect(await failure(api, "flaky") == nil)   // closed again
+            #expect(try await server.requests(path: "/flaky").count == 6)
+            await api.shutdown()
+        }
+    }
+
     @Test("each origin has its own breaker")
     func perOrigin() async throws {
         let clock = ManualClock()
