@@ -123,6 +123,27 @@ import Testing
         #expect(try metrics.expectGauge("courier_offline_queue_depth").values.contains(1))
     }
 
+    @Test("a circuit breaker's changes are counted by the state entered; its refusals are circuit_open errors")
+    func circuitBreaker() async throws {
+        let metrics = TestMetrics()
+        let transport = ScriptedTransport()
+        transport.script("/v1/down", [.status(503)])
+        let client = APIClient(configuration: configuration(transport) {
+            $0.retryPolicy = .never
+            $0.circuitBreaker = CircuitBreakerPolicy(window: .calls(2), minimumCalls: 2, openJitter: 0)
+        })
+        let exporter = CourierMetrics(client: client, factory: metrics)
+        let exported = Task { await exporter.run(pollingEvery: nil) }
+        for _ in 0..<3 { _ = try? await client.send(Endpoint<EmptyResponse>(path: "down", version: .v1)) }
+        await client.shutdown()
+        await exported.value
+
+        #expect(transport.requests.count == 2)
+        #expect(try metrics.expectCounter("courier_circuit_breaker_changes_total", [("to", "open")]).totalValue == 1)
+        let get = [("method", "GET"), ("host", "api.example.com")]
+        #expect(try metrics.expectCounter("courier_request_errors_total", get + [("error", "circuit_open")]).totalValue == 1)
+    }
+
     @Test("status classes and error kinds are bounded values")
     func labelValues() {
         #expect(CourierMetrics.statusClass(204) == "2xx")
