@@ -10,10 +10,12 @@ import Testing
     private static let refused = NetworkError.cannotConnect(host: "127.0.0.1", port: 9, reason: .refused, underlying: nil)
 
     private func connection(
-        clock: ManualClock, reconnection: WebSocketReconnection, connectivity: OfflineComponents? = nil, attempts: Locked<[Duration]>
+        clock: ManualClock, reconnection: WebSocketReconnection, linger: Duration = .zero, connectivity: OfflineComponents? = nil,
+        attempts: Locked<[Duration]>
     ) -> GraphQLWebSocketConnection {
         var options = GraphQLWebSocketOptions()
         options.reconnection = reconnection
+        options.linger = linger
         return GraphQLWebSocketConnection(GraphQLWebSocketConnection.Environment(
             request: HTTPRequest(url: URL(string: "http://127.0.0.1:9/graphql")!), requestOptions: RequestOptions(),
             protocols: [.transportWS], options: options,
@@ -72,5 +74,18 @@ import Testing
             return
         }
         #expect(attempts.withLock { $0 }.count == 1)
+    }
+
+    @Test("shutdown cancels the linger's wait: nothing is left sleeping on the clock")
+    func shutdownCancelsTheLinger() async throws {
+        let clock = ManualClock()
+        let connection = connection(clock: clock, reconnection: .never, linger: .seconds(600), attempts: Locked([]))
+        let (_, continuation) = AsyncStream<GraphQLWebSocketEvent>.makeStream()
+        let id = await connection.add(payload: Data("{}".utf8), continuation: continuation)
+        await connection.remove(id)
+        await clock.waitForSleepers(1)
+        #expect(clock.pendingDelays == [.seconds(600)])
+        await connection.shutDown()
+        #expect(clock.sleeperCount == 0)
     }
 }

@@ -64,6 +64,9 @@ actor GraphQLWebSocketConnection {
     /// What a timer or the idle close decided for the current connection, read when its
     /// socket ends.
     private var interruption: End?
+    /// The wait before an idle socket closes; cancelled at shutdown, so that it does not hold
+    /// the connection for the rest of the linger.
+    private var lingering: Task<Void, Never>?
 
     init(_ environment: Environment) {
         self.environment = environment
@@ -115,6 +118,7 @@ actor GraphQLWebSocketConnection {
     /// Ends every subscription with ``NetworkError/cancelled`` and closes the socket; returns
     /// once the runner has stopped.
     func shutDown() async {
+        lingering?.cancel()
         endAll(.cancelled)
         closeIfIdle(generation)
         await runner?.value
@@ -131,7 +135,8 @@ actor GraphQLWebSocketConnection {
         let linger = environment.options.linger
         guard linger > .zero else { return closeIfIdle(generation) }
         let (clock, generation) = (environment.clock, generation)
-        Task {
+        lingering?.cancel()
+        lingering = Task {
             guard (try? await clock.sleep(for: linger)) != nil else { return }
             self.closeIfIdle(generation)
         }
