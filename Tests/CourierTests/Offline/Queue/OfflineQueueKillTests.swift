@@ -19,9 +19,17 @@ private func runWriter(database: String, server: URL, prefix: String, killAfter 
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     try await ChildProcesses.run(process)
+    // The reads block until the writer prints: on a thread of their own, not the pool's.
+    return await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: readPrinted(by: process, from: output.fileHandleForReading, killAfter: lines)) }.start()
+    }
+}
+
+/// Reads the writer's lines until `lines` have come, SIGKILLs it, then takes what it printed
+/// before dying. Blocks its thread.
+private func readPrinted(by process: Process, from reader: FileHandle, killAfter lines: Int) -> [(id: Int64, tag: String)] {
     var buffer = Data()
     var printed: [(Int64, String)] = []
-    let reader = output.fileHandleForReading
     while printed.count < lines {
         let chunk = reader.readChunk()
         if chunk.isEmpty { break }   // the writer ended on its own (it failed)
