@@ -52,7 +52,7 @@ import Testing
             "OfflineGate", "ConnectivityStep", "CacheStep", "AdmissionStep", "RetryStep", "HedgingStep", "CircuitBreakerStep", "InterceptorLists",
             "ProceedTwice", "RedirectStep", "SecurityGuard", "AuthStep", "LoggingInterceptor", "TransportStep",
         ])
-        #expect(full.components.chain.steps.map(\.isUsers) == Array(repeating: false, count: 7) + [true] + Array(repeating: false, count: 5))
+        #expect(full.components.chain.steps.map(\.isUsers) == Array(repeating: false, count: 8) + [true] + Array(repeating: false, count: 5))
         await full.shutdown()
     }
 
