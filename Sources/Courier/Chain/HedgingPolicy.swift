@@ -3,10 +3,10 @@
 /// (a response below 500) wins and the other is cancelled, down to the transport.
 ///
 /// Only requests that are safe to send twice are hedged: GET, HEAD, OPTIONS, PUT and DELETE, or
-/// a request with an `Idempotency-Key` header. Off by default: set
-/// ``APIClient/Configuration/hedging`` for a client, or ``RequestOptions/hedging`` for a call
-/// (``disabled`` turns it off for that call). Each hedge takes a permit from the hedge
-/// ``budget`` and from the client's ``RetryBudget``.
+/// a request with an `Idempotency-Key` header; never a streamed call or a WebSocket's handshake.
+/// Off by default: set ``APIClient/Configuration/hedging`` for a client, or
+/// ``RequestOptions/hedging`` for a call (``disabled`` turns it off for that call). Each hedge
+/// takes a permit from the hedge ``budget`` and from the client's ``RetryBudget``.
 public struct HedgingPolicy: Sendable, Equatable {
     /// When a hedge goes out.
     public enum Delay: Sendable, Equatable {

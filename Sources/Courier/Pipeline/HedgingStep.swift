@@ -8,6 +8,9 @@
 /// transport. A hedge takes a permit from the hedge budget and from the client's
 /// ``RetryBudget``; it does not take an admission slot, as a slot belongs to a call.
 ///
+/// A streamed call or a WebSocket's handshake is never hedged: its answer is a body still
+/// arriving, or a connection, which the attempt that won would have to outlive.
+///
 /// Always in the chain, since a call may set a policy on a client that has none; a call without
 /// one costs a check of its options.
 struct HedgingStep: Interceptor {
@@ -36,7 +39,8 @@ struct HedgingStep: Interceptor {
     private nonisolated(nonsending) func attempt(_ request: HTTPRequest, _ chain: InterceptorChain) async throws(NetworkError) -> HTTPResponse {
         let call = chain.call
         guard let policy = call.options.hedging ?? policy, policy.isEnabled, policy.maxExtraAttempts > 0,
-              Self.isRepeatable(request), let origin = HTTPOrigin(request.url)
+              call.settings.stream == nil, call.settings.webSocket == nil, Self.isRepeatable(request),
+              let origin = HTTPOrigin(request.url)
         else { return try await chain.proceed(request, call) }
         let client = call.client
         let started = client.clock.now
