@@ -20,6 +20,7 @@ import Synchronization
 /// | `courier_requests_total` | counter | `method`, `host`, `status_class` (`2xx`…`5xx`, `error`) | `client.events()` |
 /// | `courier_request_duration_seconds` | timer | `method`, `host`, `status_class` | `client.events()` |
 /// | `courier_request_retries_total` | counter | `method`, `host` | `client.events()` |
+/// | `courier_request_hedges_total` | counter | `method`, `host` | `client.events()` |
 /// | `courier_request_errors_total` | counter | `method`, `host`, `error` (``errorKind(_:)``) | `client.events()` |
 /// | `courier_circuit_breaker_changes_total` | counter | `to` (`closed`, `open`, `half_open`) | `client.events()` |
 /// | `courier_cache_hits_total` | counter | `freshness` (`fresh`, `stale`, `stale_if_error`) | `client.cache.stats()`, polled |
@@ -145,6 +146,8 @@ public final class CourierMetrics: Sendable {
                 break
             case .retrying(let id, _, _, _):
                 counter("request_retries_total", labels.peek(id).dimensions).increment()
+            case .hedged(let id, _):
+                counter("request_hedges_total", labels.peek(id).dimensions).increment()
             case .circuitBreakerChanged(_, _, _, let to):
                 // By state only: an origin is not a bounded label.
                 let state = switch to {

@@ -144,6 +144,31 @@ import Testing
         #expect(try metrics.expectCounter("courier_request_errors_total", get + [("error", "circuit_open")]).totalValue == 1)
     }
 
+    @Test("a hedge is counted by method and host")
+    func hedges() async throws {
+        let metrics = TestMetrics()
+        let clock = ManualClock()
+        let transport = ScriptedTransport(clock: clock)
+        transport.script("/v1/slow", [.delayed(.seconds(5), .status(200)), .status(200)])
+        let client = APIClient(configuration: configuration(transport) {
+            $0.retryPolicy = .never
+            $0.clock = clock
+            $0.hedging = HedgingPolicy(delay: .fixed(.seconds(1)), budget: .unlimited)
+        })
+        let exporter = CourierMetrics(client: client, factory: metrics)
+        let exported = Task { await exporter.run(pollingEvery: nil) }
+        let call = Task { try await client.send(Endpoint<EmptyResponse>(path: "slow", version: .v1)) }
+        await clock.waitForSleepers(2)   // the attempt and the hedge's timer
+        clock.advance(by: .seconds(1))
+        _ = try await call.value
+        await client.shutdown()
+        await exported.value
+
+        #expect(transport.requests.count == 2)
+        let get = [("method", "GET"), ("host", "api.example.com")]
+        #expect(try metrics.expectCounter("courier_request_hedges_total", get).totalValue == 1)
+    }
+
     @Test("status classes and error kinds are bounded values")
     func labelValues() {
         #expect(CourierMetrics.statusClass(204) == "2xx")

@@ -19,6 +19,8 @@ extension RequestEvent: CustomStringConvertible {
             "\(id) served from cache: \(method) \(url), \(status), age \(age.components.seconds) s"
         case .circuitBreakerChanged(let id, let origin, let from, let to):
             "\(id) circuit breaker of \(origin): \(from) → \(to)"
+        case .hedged(let id, let after):
+            "\(id) hedged after \(after.readable)"
         }
     }
 

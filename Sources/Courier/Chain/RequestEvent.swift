@@ -23,13 +23,16 @@ public enum RequestEvent: Sendable {
     /// (``CircuitBreakerPolicy``), on an attempt of this request (its refusal, its probe, or its
     /// outcome). A breaker's changes are published in the order they happen.
     case circuitBreakerChanged(RequestID, origin: String, from: CircuitBreakerState, to: CircuitBreakerState)
+    /// A hedge of this request's current attempt went out (``HedgingPolicy``), `after` the
+    /// attempt started; the first good answer of the two wins.
+    case hedged(RequestID, after: Duration)
 
     /// The request this event is about.
     public var id: RequestID {
         switch self {
         case .started(let id, _, _), .attempt(let id, _), .redirected(let id, _, _), .retrying(let id, _, _, _),
              .finished(let id, _, _, _), .failed(let id, _, _, _), .servedFromCache(let id, _, _, _, _),
-             .circuitBreakerChanged(let id, _, _, _):
+             .circuitBreakerChanged(let id, _, _, _), .hedged(let id, _):
             id
         }
     }

@@ -13,6 +13,9 @@ public struct RequestOptions: Sendable {
     /// none). A request with a policy of its own shares a breaker per origin only with requests
     /// of the same policy. Default: the client's ``APIClient/Configuration/circuitBreaker``.
     public var circuitBreaker: CircuitBreakerPolicy?
+    /// Whether this request's attempts are hedged (``HedgingPolicy/disabled`` for not).
+    /// Default: the client's ``APIClient/Configuration/hedging``.
+    public var hedging: HedgingPolicy?
     /// Whether the auth interceptor adds credentials. Default `true`; public paths (login,
     /// refresh, health) go without whatever this says.
     public var requiresAuth: Bool
@@ -58,9 +61,11 @@ public struct RequestOptions: Sendable {
         uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
         downloadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
         errorBody: (any (Decodable & Sendable).Type)? = nil,
-        circuitBreaker: CircuitBreakerPolicy? = nil
+        circuitBreaker: CircuitBreakerPolicy? = nil,
+        hedging: HedgingPolicy? = nil
     ) {
         self.circuitBreaker = circuitBreaker
+        self.hedging = hedging
         self.errorBody = errorBody
         self.uploadProgress = uploadProgress
         self.downloadProgress = downloadProgress

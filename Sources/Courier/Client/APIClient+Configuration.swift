@@ -237,6 +237,9 @@ extension APIClient {
         /// its own (``RequestOptions/circuitBreaker``). Default none: no breaker (see
         /// ``CircuitBreakerPolicy``; ``CircuitBreakerPolicy/standard`` has its defaults).
         public var circuitBreaker: CircuitBreakerPolicy?
+        /// Hedged requests for every repeatable request that does not set its own
+        /// (``RequestOptions/hedging``). Default none: no hedging (see ``HedgingPolicy``).
+        public var hedging: HedgingPolicy?
         /// JSON settings for bodies and responses. Default: keys as they are, ISO-8601 dates.
         public var json: JSONCoding
         /// What an error status's JSON body is decoded into (``NetworkError/errorBody``,
@@ -300,6 +303,7 @@ extension APIClient {
             retryPolicy: RetryPolicy = .default,
             retryBudget: RetryBudget = RetryBudget(),
             circuitBreaker: CircuitBreakerPolicy? = nil,
+            hedging: HedgingPolicy? = nil,
             json: JSONCoding = JSONCoding(),
             timeouts: Timeouts = Timeouts(),
             limits: Limits = Limits(),
@@ -325,6 +329,7 @@ extension APIClient {
             self.retryPolicy = retryPolicy
             self.retryBudget = retryBudget
             self.circuitBreaker = circuitBreaker
+            self.hedging = hedging
             self.json = json
             self.timeouts = timeouts
             self.limits = limits

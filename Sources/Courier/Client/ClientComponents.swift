@@ -122,6 +122,7 @@ struct ClientComponents: Sendable {
             } ?? QueryCoalescingStep(authentication: authentication, tokens: tokens),
             admission,
             RetryStep(policy: configuration.retryPolicy, pipeline: pipeline, tokens: tokens, userAgent: configuration.userAgent),
+            HedgingStep(policy: configuration.hedging, pipeline: pipeline),
             CircuitBreakerStep(policy: configuration.circuitBreaker),
         ]
         let afterYours: [(any Interceptor)?] = [

@@ -37,7 +37,7 @@ import Testing
         let plain = client(URL(string: "http://127.0.0.1:9")!) { $0.security = nil }
         // Without a cache, GraphQL queries are coalesced in its place. Retries and the circuit
         // breaker are there for every client: a call may set either policy.
-        #expect(stepNames(plain) == ["QueryCoalescingStep", "AdmissionStep", "RetryStep", "CircuitBreakerStep", "RedirectStep", "TransportStep"])
+        #expect(stepNames(plain) == ["QueryCoalescingStep", "AdmissionStep", "RetryStep", "HedgingStep", "CircuitBreakerStep", "RedirectStep", "TransportStep"])
         await plain.shutdown()
 
         let full = client(URL(string: "http://127.0.0.1:9")!) {
@@ -49,10 +49,10 @@ import Testing
             $0.auth = AuthInterceptor(token: { "token" })
         }
         #expect(stepNames(full) == [
-            "OfflineGate", "ConnectivityStep", "CacheStep", "AdmissionStep", "RetryStep", "CircuitBreakerStep", "InterceptorLists",
+            "OfflineGate", "ConnectivityStep", "CacheStep", "AdmissionStep", "RetryStep", "HedgingStep", "CircuitBreakerStep", "InterceptorLists",
             "ProceedTwice", "RedirectStep", "SecurityGuard", "AuthStep", "LoggingInterceptor", "TransportStep",
         ])
-        #expect(full.components.chain.steps.map(\.isUsers) == Array(repeating: false, count: 7) + [true] + Array(repeating: false, count: 5))
+        #expect(full.components.chain.steps.map(\.isUsers) == Array(repeating: false, count: 8) + [true] + Array(repeating: false, count: 5))
         await full.shutdown()
     }
 

@@ -1,0 +1,82 @@
+/// Hedged requests ("The Tail at Scale"): when an attempt of a repeatable request has not
+/// answered after ``delay``, a second one goes out to the same origin; the first good answer
+/// (a response below 500) wins and the other is cancelled, down to the transport.
+///
+/// Only requests that are safe to send twice are hedged: GET, HEAD, OPTIONS, PUT and DELETE, or
+/// a request with an `Idempotency-Key` header; never a streamed call or a WebSocket's handshake.
+/// Off by default: set ``APIClient/Configuration/hedging`` for a client, or
+/// ``RequestOptions/hedging`` for a call (``disabled`` turns it off for that call). Each hedge
+/// takes a permit from the hedge ``budget`` and from the client's ``RetryBudget``.
+public struct HedgingPolicy: Sendable, Equatable {
+    /// When a hedge goes out.
+    public enum Delay: Sendable, Equatable {
+        /// A fixed time after the attempt started.
+        case fixed(Duration)
+        /// The `percentile` (0 to 1, e.g. 0.9) of the origin's last `window` answered attempts'
+        /// latencies; `fallback` until `minimumSamples` of them are known.
+        case percentile(Double, window: Int = 100, minimumSamples: Int = 20, fallback: Duration)
+    }
+
+    /// A cap on hedges across the client's calls, as Finagle's backup requests have: every
+    /// hedgeable call deposits ``ratio`` of a hedge (up to ``capacity``), every hedge withdraws
+    /// one. With the defaults, at most 5 % of calls are hedged once the ``reserve`` is spent.
+    public struct Budget: Sendable, Equatable {
+        /// Hedges earned per call. Default 0.05.
+        public var ratio: Double
+        /// Hedges available at start. Default 2.
+        public var reserve: Double
+        /// The most hedges that can be saved up. Default 10.
+        public var capacity: Double
+        /// Hedges available now.
+        public private(set) var balance: Double
+
+        /// Creates a budget with its reserve available.
+        public init(ratio: Double = 0.05, reserve: Double = 2, capacity: Double = 10) {
+            self.ratio = ratio
+            self.reserve = reserve
+            self.capacity = max(capacity, reserve)
+            balance = reserve
+        }
+
+        /// No cap at all.
+        public static let unlimited = Budget(ratio: 0, reserve: .infinity, capacity: .infinity)
+
+        /// Records one hedgeable call.
+        public mutating func deposit() {
+            balance = min(capacity, balance + ratio)
+        }
+
+        /// Takes one hedge if the budget has one; returns whether it did.
+        public mutating func withdraw() -> Bool {
+            guard balance >= 1 else { return false }
+            balance -= 1
+            return true
+        }
+    }
+
+    /// When a hedge goes out. Default: the origin's p90, 100 ms until 20 latencies are known.
+    public var delay: Delay
+    /// The most hedges of one attempt, each a ``delay`` after the one before. Default 1.
+    public var maxExtraAttempts: Int
+    /// The cap on hedges across the client's calls. Default ``Budget/init(ratio:reserve:capacity:)``
+    /// (5 %). The client keeps one budget: its own policy's, or the first call's policy's when it
+    /// has none.
+    public var budget: Budget
+    /// Whether calls are hedged at all; `false` only in ``disabled``.
+    public var isEnabled: Bool
+
+    /// Creates a policy; every parameter has the default documented on its property.
+    public init(delay: Delay = .percentile(0.9, fallback: .milliseconds(100)), maxExtraAttempts: Int = 1, budget: Budget = Budget()) {
+        self.delay = delay
+        self.maxExtraAttempts = max(0, maxExtraAttempts)
+        self.budget = budget
+        isEnabled = true
+    }
+
+    /// No hedging: for a call (``RequestOptions/hedging``) on a client that has a policy.
+    public static let disabled: HedgingPolicy = {
+        var policy = HedgingPolicy()
+        policy.isEnabled = false
+        return policy
+    }()
+}

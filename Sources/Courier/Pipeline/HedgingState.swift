@@ -1,0 +1,42 @@
+/// What the hedging step remembers across calls: the hedge budget and each origin's recent
+/// latencies, for a percentile delay.
+struct HedgingState: Sendable {
+    private var budget: HedgingPolicy.Budget?
+    private var latencies: [HTTPOrigin: [Duration]] = [:]
+    /// The most origins remembered; past it the table starts again, as a cache would.
+    private let capacity: Int
+
+    init(budget: HedgingPolicy.Budget?, capacity: Int = 1_024) {
+        self.budget = budget
+        self.capacity = capacity
+    }
+
+    /// Records a hedgeable call and returns its hedges' delay.
+    mutating func begin(_ origin: HTTPOrigin, policy: HedgingPolicy) -> Duration {
+        if budget == nil { budget = policy.budget }
+        budget?.deposit()
+        switch policy.delay {
+        case .fixed(let delay):
+            return delay
+        case .percentile(let percentile, _, let minimumSamples, let fallback):
+            let samples = latencies[origin] ?? []
+            guard samples.count >= max(1, minimumSamples) else { return fallback }
+            let sorted = samples.sorted()
+            let index = Int((Double(sorted.count - 1) * min(1, max(0, percentile))).rounded(.up))
+            return sorted[index]
+        }
+    }
+
+    /// Takes a hedge from the budget, if it has one.
+    mutating func withdraw() -> Bool {
+        budget?.withdraw() ?? false
+    }
+
+    /// Records how long an answered attempt took, keeping the policy's window.
+    mutating func record(_ latency: Duration, of origin: HTTPOrigin, policy: HedgingPolicy) {
+        guard case .percentile(_, let window, _, _) = policy.delay else { return }
+        if latencies[origin] == nil, latencies.count >= capacity { latencies.removeAll() }
+        latencies[origin, default: []].append(latency)
+        if let count = latencies[origin]?.count, count > max(1, window) { latencies[origin]?.removeFirst(count - max(1, window)) }
+    }
+}
