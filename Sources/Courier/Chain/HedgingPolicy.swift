@@ -17,56 +17,23 @@ public struct HedgingPolicy: Sendable, Equatable {
         case percentile(Double, window: Int = 100, minimumSamples: Int = 20, fallback: Duration)
     }
 
-    /// A cap on hedges across the client's calls, as Finagle's backup requests have: every
-    /// hedgeable call deposits ``ratio`` of a hedge (up to ``capacity``), every hedge withdraws
-    /// one. With the defaults, at most 5 % of calls are hedged once the ``reserve`` is spent.
-    public struct Budget: Sendable, Equatable {
-        /// Hedges earned per call. Default 0.05.
-        public var ratio: Double
-        /// Hedges available at start. Default 2.
-        public var reserve: Double
-        /// The most hedges that can be saved up. Default 10.
-        public var capacity: Double
-        /// Hedges available now.
-        public private(set) var balance: Double
-
-        /// Creates a budget with its reserve available.
-        public init(ratio: Double = 0.05, reserve: Double = 2, capacity: Double = 10) {
-            self.ratio = ratio
-            self.reserve = reserve
-            self.capacity = max(capacity, reserve)
-            balance = reserve
-        }
-
-        /// No cap at all.
-        public static let unlimited = Budget(ratio: 0, reserve: .infinity, capacity: .infinity)
-
-        /// Records one hedgeable call.
-        public mutating func deposit() {
-            balance = min(capacity, balance + ratio)
-        }
-
-        /// Takes one hedge if the budget has one; returns whether it did.
-        public mutating func withdraw() -> Bool {
-            guard balance >= 1 else { return false }
-            balance -= 1
-            return true
-        }
-    }
-
     /// When a hedge goes out. Default: the origin's p90, 100 ms until 20 latencies are known.
     public var delay: Delay
     /// The most hedges of one attempt, each a ``delay`` after the one before. Default 1.
     public var maxExtraAttempts: Int
-    /// The cap on hedges across the client's calls. Default ``Budget/init(ratio:reserve:capacity:)``
-    /// (5 %). The client keeps one budget: its own policy's, or the first call's policy's when it
-    /// has none.
-    public var budget: Budget
+    /// The cap on hedges across the client's calls, the token bucket retries use: every hedgeable
+    /// call deposits `ratio` of a hedge, every hedge withdraws one. Default ratio 0.05, reserve
+    /// 2, capacity 10 (at most 5 % of calls hedged once the reserve is spent). The client keeps
+    /// one budget: its own policy's, or the first call's policy's when it has none.
+    public var budget: RetryBudget
     /// Whether calls are hedged at all; `false` only in ``disabled``.
     public var isEnabled: Bool
 
     /// Creates a policy; every parameter has the default documented on its property.
-    public init(delay: Delay = .percentile(0.9, fallback: .milliseconds(100)), maxExtraAttempts: Int = 1, budget: Budget = Budget()) {
+    public init(
+        delay: Delay = .percentile(0.9, fallback: .milliseconds(100)), maxExtraAttempts: Int = 1,
+        budget: RetryBudget = RetryBudget(ratio: 0.05, reserve: 2, capacity: 10)
+    ) {
         self.delay = delay
         self.maxExtraAttempts = max(0, maxExtraAttempts)
         self.budget = budget

@@ -1,12 +1,12 @@
 /// What the hedging step remembers across calls: the hedge budget and each origin's recent
 /// latencies, for a percentile delay.
 struct HedgingState: Sendable {
-    private var budget: HedgingPolicy.Budget?
+    private var budget: RetryBudget?
     private var latencies: [HTTPOrigin: [Duration]] = [:]
     /// The most origins remembered; past it the table starts again, as a cache would.
     private let capacity: Int
 
-    init(budget: HedgingPolicy.Budget?, capacity: Int = 1_024) {
+    init(budget: RetryBudget?, capacity: Int = 1_024) {
         self.budget = budget
         self.capacity = capacity
     }

@@ -108,7 +108,7 @@ private func failure(
         let clock = ManualClock()
         let transport = ScriptedTransport(clock: clock)
         transport.script("/slow", [.delayed(.seconds(5), .status(200)), .status(200)])
-        let empty = HedgingPolicy(delay: .fixed(.seconds(1)), budget: HedgingPolicy.Budget(ratio: 0, reserve: 0))
+        let empty = HedgingPolicy(delay: .fixed(.seconds(1)), budget: RetryBudget(ratio: 0, reserve: 0))
         let api = hedgingClient(transport, clock: clock, hedging: empty)
         let call = Task { await failure(api, "slow") }
         await clock.waitForSleepers(2)

@@ -1,5 +1,6 @@
-/// A cap on retries across all requests of a pipeline: every request deposits `ratio` of a
-/// retry (up to `capacity`), every retry withdraws one. With the defaults, retries can add at most
+/// A cap on extra attempts across all requests of a pipeline: every request deposits `ratio` of
+/// an attempt (up to `capacity`), every retry withdraws one. ``HedgingPolicy/budget`` caps
+/// hedges with the same bucket (Finagle's backup-request budget). With the defaults, retries can add at most
 /// 20 % to the load once the initial `reserve` of 10 is spent, so an upstream that fails
 /// everything is not hammered with `maxAttempts ×` the traffic.
 public struct RetryBudget: Sendable, Equatable {
