@@ -6,7 +6,7 @@ import Testing
 
 /// `GraphQLWebSocketConnection`'s reconnection on the manual clock, with a handshake that
 /// cannot connect: the policy's delays, its limit, and the connectivity monitor's offline.
-@Suite(.timeLimit(.minutes(1))) struct GraphQLWebSocketConnectionTests {
+@Suite(.timeLimit(.minutes(5))) struct GraphQLWebSocketConnectionTests {
     private static let refused = NetworkError.cannotConnect(host: "127.0.0.1", port: 9, reason: .refused, underlying: nil)
 
     private func connection(

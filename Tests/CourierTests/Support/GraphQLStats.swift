@@ -60,8 +60,13 @@ extension VenvServer {
         _ = try await URLSession.shared.data(from: components.url!)
     }
 
+    /// Lets `slowHero(episode: "HELD")` answer, now and from then on (`/__release`).
+    func releaseHeldQueries() async throws {
+        _ = try await URLSession.shared.data(from: baseURL.appendingPathComponent("__release"))
+    }
+
     /// Returns once the server has started `count` runs of `field`'s resolver (the server
-    /// waits for it, up to 10 s).
+    /// waits for it, up to 50 s).
     func waitForExecutions(of field: String, count: Int) async throws {
         var components = URLComponents(url: baseURL.appendingPathComponent("__wait"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "field", value: field), URLQueryItem(name: "count", value: String(count))]

@@ -38,10 +38,10 @@ final class WebSocketPeer: Sendable {
     }
 
     /// What the peer saw on the connections logged under `id`, once it saw `event` (at most
-    /// 10 s).
+    /// 60 s: a loaded machine is slow, and a test only waits that long when it fails).
     func log(_ id: String, waitingFor event: String? = nil) async throws -> [Event] {
         let wait = event.map { "&wait=\($0)" } ?? ""
-        let response = try await control.send(HTTPRequest(url: URL(string: "\(baseURL)/log?id=\(id)\(wait)")!, timeout: .seconds(20)))
+        let response = try await control.send(HTTPRequest(url: URL(string: "\(baseURL)/log?id=\(id)\(wait)")!, timeout: .seconds(90)))
         return try JSONDecoder().decode([Event].self, from: response.body)
     }
 

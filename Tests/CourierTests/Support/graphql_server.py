@@ -21,6 +21,8 @@ Around Strawberry, a small ASGI layer adds:
   ``authorizations`` (the Authorization of each ``secret`` resolution), ``refreshes``,
   ``routes`` (by route below: ``requests``, ``documents``, ``hashOnly``, ``persisted``);
 * ``GET /__wait?field=<name>&count=<n>``: answers once ``executions[name]`` reaches n;
+* ``GET /__release``: ``slowHero`` with the episode ``HELD`` answers from then on (until then
+  it waits; other episodes take 0.5 s);
 * servers as others answer, each at ``/<route>/graphql`` in front of the same schema:
   ``ariadne`` answers a response without data as GraphQL over HTTP does
   (``application/graphql-response+json``, status 400: Ariadne's default); ``noapq`` has no
@@ -64,6 +66,8 @@ from scripted_server import watch_parent, watch_stdin
 logging.getLogger("strawberry.execution").setLevel(logging.CRITICAL)
 
 EXECUTIONS = Counter()
+# `slowHero(episode: "HELD")` answers once `GET /__release` came.
+HELD = asyncio.Event()
 STATS = {"documents": 0, "hashOnly": 0, "authorizations": [], "refreshes": 0, "routes": {}, "sockets": {},
          "socketMessages": []}
 # The access tokens a WebSocket's connection_init may carry.
@@ -116,7 +120,10 @@ class Query:
     @strawberry.field
     async def slow_hero(self, id: strawberry.ID, episode: str = "NEWHOPE") -> Hero:
         EXECUTIONS["slowHero"] += 1
-        await asyncio.sleep(0.5)
+        if episode == "HELD":
+            await HELD.wait()
+        else:
+            await asyncio.sleep(0.5)
         return Hero(id=id, name=HEROES.get(str(id), "?"))
 
     @strawberry.field
@@ -325,11 +332,14 @@ async def app(scope, receive, send):
         token = scope["query_string"].decode().split("token=", 1)[-1]
         VALID_TOKENS.discard(f"Bearer {token}")
         return await send_json(send, 200, {"valid": sorted(VALID_TOKENS)})
+    if scope["path"] == "/__release":
+        HELD.set()
+        return await send_json(send, 200, {"executions": EXECUTIONS})
     if scope["path"] == "/__stats":
         return await send_json(send, 200, {"executions": EXECUTIONS, **STATS})
     if scope["path"] == "/__wait":
         query = dict(pair.split("=", 1) for pair in scope["query_string"].decode().split("&") if "=" in pair)
-        for _ in range(1000):
+        for _ in range(5000):
             if EXECUTIONS[query["field"]] >= int(query["count"]):
                 break
             await asyncio.sleep(0.01)

@@ -11,7 +11,7 @@ Each connection gets a thread. Plain HTTP paths:
 * ``/log?id=ID``: JSON list of what the peer saw on connections opened with ``?id=ID``:
   ``{"event": "close", "code": c, "reason": r}``, ``{"event": "pong", "payload": p}``,
   ``{"event": "message", "opcode": o, "length": n}``, ``{"event": "eof"}``,
-  ``{"event": "request", "headers": {...}}``. Waits (at most 10 s) for ``&wait=EVENT``.
+  ``{"event": "request", "headers": {...}}``. Waits (at most 60 s) for ``&wait=EVENT``.
 * ``/auth/refresh`` (POST): ``{"accessToken": "new", "expiresIn": 3600}``.
 
 Every other path is a WebSocket handshake, then the scenario its path names:
@@ -176,7 +176,7 @@ def serve(sock):
             path = "/gql"
         if path == "/log":
             wait = query.get("wait")
-            deadline = time.time() + 10
+            deadline = time.time() + 60
             with lock:
                 while wait and not any(e["event"] == wait for e in logs.get(query["id"], [])) and time.time() < deadline:
                     lock.wait(deadline - time.time())
