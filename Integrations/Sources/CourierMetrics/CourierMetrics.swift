@@ -22,6 +22,8 @@ import Synchronization
 /// | `courier_request_retries_total` | counter | `method`, `host` | `client.events()` |
 /// | `courier_request_hedges_total` | counter | `method`, `host` | `client.events()` |
 /// | `courier_request_errors_total` | counter | `method`, `host`, `error` (``errorKind(_:)``) | `client.events()` |
+/// | `courier_requests_shed_total` | counter | `priority` (`interactive`, `default`, `background`) | `client.events()` |
+/// | `courier_concurrency_limit` | gauge | `host` | `client.events()` (adaptive limit only) |
 /// | `courier_circuit_breaker_changes_total` | counter | `to` (`closed`, `open`, `half_open`) | `client.events()` |
 /// | `courier_cache_hits_total` | counter | `freshness` (`fresh`, `stale`, `stale_if_error`) | `client.cache.stats()`, polled |
 /// | `courier_cache_misses_total` (coalesced calls included), `courier_cache_coalesced_total`, `courier_cache_revalidated_total` | counter | | polled |
@@ -148,6 +150,10 @@ public final class CourierMetrics: Sendable {
                 counter("request_retries_total", labels.peek(id).dimensions).increment()
             case .hedged(let id, _):
                 counter("request_hedges_total", labels.peek(id).dimensions).increment()
+            case .shed(_, let priority):
+                counter("requests_shed_total", [("priority", priority.description)]).increment()
+            case .concurrencyLimitChanged(_, let origin, let limit):
+                gauge("concurrency_limit", [("host", labels.host(of: origin))]).record(limit)
             case .circuitBreakerChanged(_, _, _, let to):
                 // By state only: an origin is not a bounded label.
                 let state = switch to {
@@ -268,10 +274,10 @@ public final class CourierMetrics: Sendable {
         }
     }
 
-    private func gauge(_ name: String) -> Gauge {
-        let key = MetricKey(name: name, dimensions: [])
+    private func gauge(_ name: String, _ dimensions: [(String, String)] = []) -> Gauge {
+        let key = MetricKey(name: name, dimensions: dimensions)
         if let gauge = metrics.withLock({ $0.gauges[key] }) { return gauge }
-        let gauge = Gauge(label: label(name), dimensions: [], factory: factory)
+        let gauge = Gauge(label: label(name), dimensions: dimensions, factory: factory)
         return metrics.withLock { stored in
             if let existing = stored.gauges[key] { return existing }   // made meanwhile by another caller
             stored.gauges[key] = gauge

@@ -25,16 +25,22 @@ struct RequestLabels {
 
     mutating func start(_ id: RequestID, method: HTTPMethod, url: String) {
         let method = Self.methods.contains(method.rawValue) ? method.rawValue : "_OTHER"
-        var host = URL(string: url)?.host?.lowercased() ?? "_other"
-        if !hosts.contains(host) {
-            if hosts.count < maxHosts { hosts.insert(host) } else { host = "_other" }
-        }
+        let host = host(of: url)
         if inFlight.count >= Self.maxInFlight {
             let keep = UInt64(Self.maxInFlight / 2)
             let oldest = id.rawValue > keep ? id.rawValue - keep : 0
             inFlight = inFlight.filter { $0.key.rawValue > oldest }
         }
         inFlight[id] = Request(method: method, host: host)
+    }
+
+    /// The `host` label of `url`: its host while fewer than ``maxHosts`` were seen, else `_other`.
+    mutating func host(of url: String) -> String {
+        var host = URL(string: url)?.host?.lowercased() ?? "_other"
+        if !hosts.contains(host) {
+            if hosts.count < maxHosts { hosts.insert(host) } else { host = "_other" }
+        }
+        return host
     }
 
     func peek(_ id: RequestID) -> Request { inFlight[id] ?? Self.unknown }

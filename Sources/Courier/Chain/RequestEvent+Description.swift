@@ -21,6 +21,10 @@ extension RequestEvent: CustomStringConvertible {
             "\(id) circuit breaker of \(origin): \(from) → \(to)"
         case .hedged(let id, let after):
             "\(id) hedged after \(after.readable)"
+        case .shed(let id, let priority):
+            "\(id) shed (\(priority))"
+        case .concurrencyLimitChanged(let id, let origin, let limit):
+            "\(id) concurrency limit of \(origin) now \(limit)"
         }
     }
 

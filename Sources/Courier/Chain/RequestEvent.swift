@@ -26,13 +26,22 @@ public enum RequestEvent: Sendable {
     /// A hedge of this request's current attempt went out (``HedgingPolicy``), `after` the
     /// attempt started; the first good answer of the two wins.
     case hedged(RequestID, after: Duration)
+    /// Admission refused this request with ``NetworkError/overloaded``: the queue was full of
+    /// calls as urgent as it, or it waited and a more urgent call took its place. `priority`
+    /// is its ``RequestPriority``.
+    case shed(RequestID, priority: RequestPriority)
+    /// The adaptive concurrency limit of `origin` (`https://host:port`) changed to `limit`
+    /// calls in flight (``ConcurrencyLimitPolicy``), on the sample of this request, which had
+    /// just finished.
+    case concurrencyLimitChanged(RequestID, origin: String, limit: Int)
 
     /// The request this event is about.
     public var id: RequestID {
         switch self {
         case .started(let id, _, _), .attempt(let id, _), .redirected(let id, _, _), .retrying(let id, _, _, _),
              .finished(let id, _, _, _), .failed(let id, _, _, _), .servedFromCache(let id, _, _, _, _),
-             .circuitBreakerChanged(let id, _, _, _), .hedged(let id, _):
+             .circuitBreakerChanged(let id, _, _, _), .hedged(let id, _), .shed(let id, _),
+             .concurrencyLimitChanged(let id, _, _):
             id
         }
     }

@@ -16,6 +16,10 @@ public struct RequestOptions: Sendable {
     /// Whether this request's attempts are hedged (``HedgingPolicy/disabled`` for not).
     /// Default: the client's ``APIClient/Configuration/hedging``.
     public var hedging: HedgingPolicy?
+    /// How urgently this call needs an admission slot: which waiting call starts first and
+    /// which is shed first when the queue is full (``RequestPriority``). Default
+    /// ``RequestPriority/default``; the offline queue's replays are ``RequestPriority/background``.
+    public var priority: RequestPriority?
     /// Whether the auth interceptor adds credentials. Default `true`; public paths (login,
     /// refresh, health) go without whatever this says.
     public var requiresAuth: Bool
@@ -62,8 +66,10 @@ public struct RequestOptions: Sendable {
         downloadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
         errorBody: (any (Decodable & Sendable).Type)? = nil,
         circuitBreaker: CircuitBreakerPolicy? = nil,
-        hedging: HedgingPolicy? = nil
+        hedging: HedgingPolicy? = nil,
+        priority: RequestPriority? = nil
     ) {
+        self.priority = priority
         self.circuitBreaker = circuitBreaker
         self.hedging = hedging
         self.errorBody = errorBody

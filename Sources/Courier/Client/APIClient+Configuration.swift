@@ -36,13 +36,21 @@ extension APIClient {
             /// The largest response body accepted, in bytes, whatever the transport: a larger
             /// one fails with ``NetworkError/responseTooLarge(limit:)``. Default 10 MiB.
             public var maxResponseBytes: Int
+            /// An adaptive limit per origin (``ConcurrencyLimitPolicy``): each origin's calls
+            /// in flight are bounded by a limit that follows the origin's latency, in place of
+            /// ``maxConcurrentRequests``, and ``maxQueuedRequests`` bounds each origin's queue.
+            /// Default `nil`: the fixed limit, shared by every origin.
+            public var adaptive: ConcurrencyLimitPolicy?
 
-            /// Creates limits; the defaults are 64 running, 1024 waiting, 10 MiB per response.
+            /// Creates limits; the defaults are 64 running, 1024 waiting, 10 MiB per response,
+            /// and no adaptive limit.
             public init(
                 maxConcurrentRequests: Int = 64,
                 maxQueuedRequests: Int = 1024,
-                maxResponseBytes: Int = HTTPRequest.defaultMaximumResponseSize
+                maxResponseBytes: Int = HTTPRequest.defaultMaximumResponseSize,
+                adaptive: ConcurrencyLimitPolicy? = nil
             ) {
+                self.adaptive = adaptive
                 self.maxConcurrentRequests = maxConcurrentRequests
                 self.maxQueuedRequests = maxQueuedRequests
                 self.maxResponseBytes = maxResponseBytes

@@ -32,7 +32,8 @@ struct ClientComponents: Sendable {
         }
         let (pipeline, pipelineChild) = RequestPipeline.child(RequestPipeline.Environment(
             mailbox: Mailbox(name: "RequestPipeline"), maxConcurrentRequests: max(1, configuration.limits.maxConcurrentRequests),
-            maxQueuedRequests: max(0, configuration.limits.maxQueuedRequests), retryBudget: configuration.retryBudget, clock: clock))
+            maxQueuedRequests: max(0, configuration.limits.maxQueuedRequests), retryBudget: configuration.retryBudget, clock: clock,
+            adaptive: configuration.limits.adaptive, events: requestEvents))
         let cacheMailbox = Mailbox<Cache.Message>(name: "Cache")
         let cache = configuration.caching.map { caching in
             Cache.Handle(
@@ -152,12 +153,14 @@ struct ClientComponents: Sendable {
     /// timeouts and no retries of its own (the queue schedules them), and, if it was queued
     /// under a session identity, with that identity's credentials or none (the auth step
     /// refuses another's: `unauthorized`). Its outcome tells the monitor what it learnt; a
-    /// success makes the stored reads of its URL stale, as a write's does.
+    /// success makes the stored reads of its URL stale, as a write's does. It waits for a slot
+    /// as ``RequestPriority/background``: the calls a person waits on go first.
     private static func replay(
         _ request: HTTPRequest, _ item: OfflineItem, chain: RequestChain, cache: Cache.Handle?, offline: OfflineComponents
     ) async -> Result<HTTPResponse, NetworkError> {
         let options = RequestOptions(
-            attemptTimeout: item.attemptTimeout, deadline: item.deadline, retryPolicy: .never, requiresAuth: item.requiresAuth)
+            attemptTimeout: item.attemptTimeout, deadline: item.deadline, retryPolicy: .never, requiresAuth: item.requiresAuth,
+            priority: .background)
         let result = await chain.sendAdmitted(request, options: options, settings: CallSettings(sessionIdentity: item.sessionIdentity))
         offline.learn(from: result)
         if case .success = result { cache?.forget(.invalidate(url: request.url.absoluteString)) }

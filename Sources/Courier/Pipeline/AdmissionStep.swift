@@ -1,6 +1,6 @@
 /// The pipeline's part of a call: resolves its settings once (id, deadline, attempt timeout),
 /// waits for a slot (``RequestPipeline/Handle/admit(_:deadline:)``), runs the steps after it in
-/// the caller's task, frees the slot, and turns the outcome into the call's answer: the response's metrics, a status of 400
+/// the caller's task, frees the slot (with the call's latency, for an adaptive limit), and turns the outcome into the call's answer: the response's metrics, a status of 400
 /// or more as its ``NetworkError``, and the request events (started, finished or failed).
 ///
 /// The token refresh passes it without a slot (``unadmitted(_:_:)``): the requests waiting for
@@ -32,9 +32,17 @@ struct AdmissionStep: Interceptor {
         call.publishing = client.events.hasSubscribers
         var result: Result<HTTPResponse, NetworkError>
         var running: RunningCall?
+        var admitted = call.created
         do throws(NetworkError) {
             if takesSlot {
-                running = try await pipeline.admit(call.id, deadline: call.deadline)
+                let priority = call.options.priority ?? .default
+                do throws(NetworkError) {
+                    running = try await pipeline.admit(call.id, deadline: call.deadline, priority: priority, origin: HTTPOrigin(request.url))
+                } catch .overloaded {
+                    if call.publishing { client.events.publish(.shed(call.id, priority: priority)) }
+                    throw .overloaded
+                }
+                admitted = client.clock.now
                 running?.enter()
             }
             if call.publishing {
@@ -44,7 +52,9 @@ struct AdmissionStep: Interceptor {
         } catch {
             result = .failure(error)
         }
-        if let running, let stopped = pipeline.finished(call.id, running) { result = .failure(stopped) }
+        if let running, let stopped = pipeline.finished(call.id, running, sample: Self.sample(result, after: client.clock.now - admitted)) {
+            result = .failure(stopped)
+        }
         // Refused admission: never started, no attempt made.
         let (attempts, redirects) = call.record.counts
         // From the call's entry into admission, its wait for a slot included.
@@ -68,5 +78,17 @@ struct AdmissionStep: Interceptor {
             }
         }
         return try result.get()
+    }
+
+    /// What a call's outcome tells its origin's adaptive limit: its latency, and whether the
+    /// origin dropped it (a timeout, or a 503 or 429 answer: the origin is overloaded). A
+    /// cancelled call, or one that failed before it reached the origin, tells nothing.
+    static func sample(_ result: Result<HTTPResponse, NetworkError>, after rtt: Duration) -> LatencySample? {
+        switch result {
+        case .success(let response): LatencySample(rtt: rtt, dropped: response.status == 503 || response.status == 429)
+        case .failure(.timeout): LatencySample(rtt: rtt, dropped: true)
+        case .failure(.serverError(let response)): LatencySample(rtt: rtt, dropped: response.status == 503)
+        case .failure: nil
+        }
     }
 }

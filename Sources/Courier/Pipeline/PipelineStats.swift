@@ -9,6 +9,9 @@ public struct PipelineStats: Sendable, Equatable {
     public var admitted = 0
     /// Requests refused with ``NetworkError/overloaded``.
     public var rejected = 0
+    /// Requests refused with ``NetworkError/overloaded`` by admission: those ``rejected`` on
+    /// arrival and those shed from the queue for a more urgent one (``RequestPriority``).
+    public var shed = 0
     /// Retries refused by the retry budget.
     public var retriesDenied = 0
     /// Mailbox messages handled since the pipeline (re)started.

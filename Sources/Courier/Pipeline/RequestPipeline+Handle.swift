@@ -23,21 +23,28 @@ extension RequestPipeline {
         /// with ``finished(_:_:)``. Cancelling the calling task while it waits leaves the queue.
         /// - Throws: `overloaded` when the queue is full, `timeout` when no slot freed before
         ///   `deadline`, `cancelled`, or the pipeline's unavailability.
-        nonisolated(nonsending) func admit(_ id: RequestID, deadline: Duration) async throws(NetworkError) -> RunningCall {
+        /// - Parameters:
+        ///   - priority: where it waits, and what is shed first when the queue is full.
+        ///   - origin: its lane when the pipeline has an adaptive limit per origin.
+        nonisolated(nonsending) func admit(
+            _ id: RequestID, deadline: Duration, priority: RequestPriority = .default, origin: HTTPOrigin? = nil
+        ) async throws(NetworkError) -> RunningCall {
             let call = RunningCall()
+            let admission = Admission(id: id, deadline: deadline, priority: priority, origin: origin)
             do {
-                try await mailbox.ask({ .admit(id, deadline: deadline, call, $0) }, onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
+                try await mailbox.ask({ .admit(admission, call, $0) }, onCancel: .cancel(id), cancelledError: NetworkError.cancelled)
             } catch {
                 throw NetworkError(answer: error)
             }
             return call
         }
 
-        /// Frees the slot of `call` (request `id`), before its caller is answered; returns the
-        /// error its caller gets instead of its outcome when the pipeline stopped it.
-        func finished(_ id: RequestID, _ call: RunningCall) -> NetworkError? {
+        /// Frees the slot of `call` (request `id`), before its caller is answered, with what it
+        /// tells an adaptive limit (`sample`); returns the error its caller gets instead of its
+        /// outcome when the pipeline stopped it.
+        func finished(_ id: RequestID, _ call: RunningCall, sample: LatencySample? = nil) -> NetworkError? {
             call.leave()
-            if self.finished.leave(id) { try? mailbox.send(.finished(id)) }
+            if self.finished.leave(id, sample: sample) { try? mailbox.send(.finished(FinishedCalls.Call(id: id, sample: sample))) }
             return call.wasStopped ? NetworkError(answer: mailbox.answerError(RuntimeError.replyDropped)) : nil
         }
 

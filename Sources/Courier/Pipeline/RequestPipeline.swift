@@ -1,7 +1,10 @@
 import Foundation
 
-/// Admission control (a bound on requests in flight, then a bounded queue, then `overloaded`),
-/// the retry budget, and the counters. It never runs a request: an admitted request runs in its
+/// Admission control (a bound on requests in flight, then a bounded queue ordered by
+/// ``RequestPriority``, then `overloaded` for the least urgent), the retry budget, and the
+/// counters. The bound is the client's fixed limit, one ``AdmissionLane`` for every call, or,
+/// with ``APIClient/Configuration/Limits/adaptive``, one lane per origin whose limit follows the
+/// origin's latency (``AdaptiveLimit``), fed by the samples callers leave as they finish. It never runs a request: an admitted request runs in its
 /// caller's task (``Handle/admit(_:deadline:)``), which the pipeline cancels if it stops while
 /// the request runs (``RunningCall``).
 ///
@@ -12,20 +15,38 @@ import Foundation
 actor RequestPipeline: Component {
     /// The messages the request pipeline understands: its whole API.
     enum Message: Sendable {
-        /// Answer once request `id` may run, or `timeout` at `deadline` if no slot frees before
-        /// (ask, from the caller's task).
-        case admit(RequestID, deadline: Duration, RunningCall, Reply<Void>)
+        /// Answer once the request may run, or `timeout` at its deadline if no slot frees
+        /// before, or `overloaded` if it is shed (ask, from the caller's task).
+        case admit(Admission, RunningCall, Reply<Void>)
         /// The caller gave up on this request before it was admitted (tell).
         case cancel(RequestID)
         /// An admitted request ended while calls wait; its slot is free (tell, from the
         /// caller's task).
-        case finished(RequestID)
+        case finished(FinishedCalls.Call)
         /// May one more retry be made? Answers whether the retry budget had one (ask).
         case retryPermit(Reply<Bool>)
         /// The pipeline's counters (ask).
         case stats(Reply<PipelineStats>)
         /// The earliest deadline of a waiting request came (tell, from the pipeline's timer).
         case sweep
+    }
+
+    /// What a caller asks admission for.
+    struct Admission: Sendable {
+        let id: RequestID
+        /// When it must be over, on the pipeline's clock.
+        let deadline: Duration
+        let priority: RequestPriority
+        /// Its origin: its lane under an adaptive limit.
+        let origin: HTTPOrigin?
+    }
+
+    /// A request holding a slot: its work, its lane, and the calls in flight in that lane when
+    /// it started (what its sample is read against).
+    private struct Admitted {
+        let call: RunningCall
+        let lane: HTTPOrigin?
+        let inflight: Int
     }
 
     /// What every instance runs with.
@@ -35,6 +56,10 @@ actor RequestPipeline: Component {
         let maxQueuedRequests: Int
         let retryBudget: RetryBudget
         let clock: any TimeSource
+        /// One lane per origin with this limit; `nil`: one fixed lane for every call.
+        var adaptive: ConcurrencyLimitPolicy? = nil
+        /// Where a lane's limit changes are published.
+        var events: EventBroadcaster<RequestEvent>? = nil
         /// Where callers leave the calls they finished (shared by every instance).
         let finished = FinishedCalls()
     }
@@ -43,8 +68,12 @@ actor RequestPipeline: Component {
     /// Where the sweep timer runs: cancelled with this instance.
     private let scope: SupervisedScope
     private var budget: RetryBudget
-    private var running: [RequestID: RunningCall] = [:]
-    private var waiting = RequestQueue()
+    private var running: [RequestID: Admitted] = [:]
+    /// The fixed lane under `nil`; under an adaptive limit one lane per origin, made on its
+    /// first call and kept, with what its limit learnt, for the pipeline's life.
+    private var lanes: [HTTPOrigin?: AdmissionLane] = [:]
+    /// Calls waiting in every lane.
+    private var waitingCount = 0
     private var stats = PipelineStats()
     /// The timer that wakes the pipeline at the earliest deadline of a waiting request, and
     /// that deadline: a request never waits for a slot past its deadline.
@@ -71,28 +100,39 @@ actor RequestPipeline: Component {
         collectFinished()
         defer { collectFinished() }
         switch consume message {
-        case .admit(let id, let deadline, let call, let reply):
-            admit(WaitingRequest(id: id, deadline: deadline, call: call, reply: reply))
-        case .finished(let id):
-            running[id] = nil
-            startWaiting()
+        case .admit(let admission, let call, let reply):
+            let lane = environment.adaptive == nil ? nil : admission.origin
+            admit(WaitingRequest(
+                id: admission.id, deadline: admission.deadline, call: call, reply: reply, priority: admission.priority, lane: lane))
+        case .finished(let call):
+            finish(call)
         case .cancel(let id):
             // The caller was already answered `cancelled`. A running request ends in its
             // cancelled caller's task and sends `finished`; a queued one leaves the queue.
-            waiting.remove(id)
+            for key in lanes.keys where lanes[key]?.remove(id) == true {
+                waitingCount -= 1
+                break
+            }
         case .retryPermit(let reply):
             let granted = budget.withdraw()
             if !granted { stats.retriesDenied += 1 }
             reply.succeed(granted)
         case .sweep:
             (sweepTimer, sweepAt) = (nil, nil)
-            let (expired, next) = waiting.removeExpired(at: environment.clock.now)
-            for request in expired { request.reply.fail(NetworkError.timeout(.request, underlying: nil)) }
+            let now = environment.clock.now
+            var next: Duration?
+            for key in lanes.keys {
+                guard let swept = lanes[key]?.removeExpired(at: now) else { continue }
+                let (expired, left) = swept
+                waitingCount -= expired.count
+                for request in expired { request.reply.fail(NetworkError.timeout(.request, underlying: nil)) }
+                if let left { next = min(next ?? left, left) }
+            }
             if let next { scheduleSweep(at: next) }
         case .stats(let reply):
             var snapshot = stats
             snapshot.inFlight = running.count
-            snapshot.queued = waiting.count
+            snapshot.queued = waitingCount
             reply.succeed(snapshot)
         }
     }
@@ -101,27 +141,54 @@ actor RequestPipeline: Component {
     /// callers how many calls still wait.
     private func collectFinished() {
         while true {
-            let finished = environment.finished.collect(waiting: waiting.count)
+            let finished = environment.finished.collect(waiting: waitingCount)
             if finished.isEmpty { return }
-            for id in finished { running[id] = nil }
-            startWaiting()
+            for call in finished { finish(call) }
         }
+    }
+
+    /// Frees the slot of a call that ended, feeds its sample to its lane's limit, and starts
+    /// the calls waiting in that lane.
+    private func finish(_ finished: FinishedCalls.Call) {
+        guard let admitted = running.removeValue(forKey: finished.id) else { return }
+        lanes[admitted.lane]?.running -= 1
+        if let sample = finished.sample, let limit = lanes[admitted.lane]?.record(sample, inflight: admitted.inflight),
+           let origin = admitted.lane, let events = environment.events, events.hasSubscribers {
+            events.publish(.concurrencyLimitChanged(finished.id, origin: CircuitBreakerStep.text(of: origin), limit: limit))
+        }
+        startWaiting(in: admitted.lane)
     }
 
     private func admit(_ request: WaitingRequest) {
         guard !request.reply.isAnswered else { return }
-        let canRun = running.count < environment.maxConcurrentRequests
-        guard canRun || waiting.count < environment.maxQueuedRequests else {
-            stats.rejected += 1
-            request.reply.fail(NetworkError.overloaded)
-            return
+        let key = request.lane
+        if lanes[key] == nil {
+            let limit: AdmissionLane.Limit = if key != nil, let policy = environment.adaptive {
+                .adaptive(AdaptiveLimit(policy: policy))
+            } else {
+                .fixed(environment.maxConcurrentRequests)
+            }
+            lanes[key] = AdmissionLane(limit, maxQueued: environment.maxQueuedRequests)
         }
-        budget.deposit()
-        stats.admitted += 1
-        if canRun {
+        switch lanes[key]?.arrive(request) ?? .refused {
+        case .refused:
+            stats.rejected += 1
+            stats.shed += 1
+            request.reply.fail(NetworkError.overloaded)
+        case .runs:
+            budget.deposit()
+            stats.admitted += 1
             start(request)
-        } else {
-            waiting.append(request)
+        case .waits(let shed):
+            budget.deposit()
+            stats.admitted += 1
+            if let shed {
+                // It keeps its place in the count: the newcomer took it.
+                stats.shed += 1
+                shed.reply.fail(NetworkError.overloaded)
+            } else {
+                waitingCount += 1
+            }
             scheduleSweep(at: request.deadline)
         }
     }
@@ -140,8 +207,9 @@ actor RequestPipeline: Component {
         }
     }
 
-    private func startWaiting() {
-        while running.count < environment.maxConcurrentRequests, let next = waiting.popFirst() {
+    private func startWaiting(in key: HTTPOrigin?) {
+        while let next = lanes[key]?.next() {
+            waitingCount -= 1
             start(next)
         }
     }
@@ -149,7 +217,9 @@ actor RequestPipeline: Component {
     /// Gives `request` its slot, unless its caller left meanwhile (then it never runs and sends
     /// no `finished`).
     private func start(_ request: WaitingRequest) {
-        if request.reply.succeed(()) { running[request.id] = request.call }
+        guard request.reply.succeed(()) else { return }
+        lanes[request.lane]?.running += 1
+        running[request.id] = Admitted(call: request.call, lane: request.lane, inflight: lanes[request.lane]?.running ?? 1)
     }
 
     /// This instance is gone (shut down, or failed and replaced): its running requests are
@@ -157,6 +227,6 @@ actor RequestPipeline: Component {
     /// the mailbox is closed, `componentRestarted` otherwise), so nothing outlives it.
     deinit {
         sweepTimer?.cancel()
-        for call in running.values { call.stop() }
+        for admitted in running.values { admitted.call.stop() }
     }
 }

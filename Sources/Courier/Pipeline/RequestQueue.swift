@@ -1,6 +1,7 @@
-/// The pipeline's FIFO of admitted requests waiting for a slot: amortised O(1) append and pop;
+/// A FIFO of admitted requests of one priority waiting for a slot (``AdmissionLane``): amortised O(1) append and pop;
 /// removal by id (a cancelled request) leaves a hole that pops skip. Popped slots are
-/// compacted away once they are at least 64 and half of the storage.
+/// compacted away once they are at least 64 and half of the storage; the newest is popped
+/// when it is shed.
 struct RequestQueue {
     private var items: [WaitingRequest?] = []
     private var head = 0
@@ -32,10 +33,25 @@ struct RequestQueue {
         return nil
     }
 
-    mutating func remove(_ id: RequestID) {
-        guard let index = items[head...].firstIndex(where: { $0?.id == id }) else { return }
+    /// Removes and returns the newest request: the one shed when a more urgent one needs its
+    /// place. Trailing holes go with it, so storage stays bounded.
+    mutating func popLast() -> WaitingRequest? {
+        while items.count > head {
+            if let item = items.removeLast() {
+                count -= 1
+                return item
+            }
+        }
+        return nil
+    }
+
+    /// Removes request `id`; returns whether it was here.
+    @discardableResult
+    mutating func remove(_ id: RequestID) -> Bool {
+        guard let index = items[head...].firstIndex(where: { $0?.id == id }) else { return false }
         items[index] = nil
         count -= 1
+        return true
     }
 
     /// Removes the requests whose deadline is at or before `now` and returns them, with the

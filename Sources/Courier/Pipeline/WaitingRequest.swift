@@ -7,4 +7,8 @@ struct WaitingRequest: Sendable {
     /// Its work, which the pipeline stops if it stops while the request runs.
     let call: RunningCall
     let reply: Reply<Void>
+    /// Where it waits among the others, and what is shed first.
+    var priority: RequestPriority = .default
+    /// Its lane: its origin under an adaptive limit, `nil` in the shared fixed lane.
+    var lane: HTTPOrigin? = nil
 }

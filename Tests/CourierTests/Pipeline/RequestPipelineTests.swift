@@ -143,6 +143,8 @@ extension RequestPipelineTests {
             case .servedFromCache(_, _, let url, let status, _): "served from cache \(status) \(url)"
             case .circuitBreakerChanged(_, let origin, let from, let to): "breaker \(origin) \(from) \(to)"
             case .hedged(_, let after): "hedged \(after)"
+            case .shed(_, let priority): "shed \(priority)"
+            case .concurrencyLimitChanged(_, let origin, let limit): "limit \(origin) \(limit)"
             }
         }
         #expect(seen == ["started GET https://api.test/flaky", "attempt 1", "retrying 1 0.0 seconds status 500", "attempt 2", "finished 200 2"])

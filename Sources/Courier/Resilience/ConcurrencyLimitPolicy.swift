@@ -1,0 +1,42 @@
+/// An adaptive concurrency limit per origin (``APIClient/Configuration/Limits/adaptive``): each
+/// origin's limit of calls in flight follows the latency its calls measure, as TCP Vegas does
+/// (Netflix concurrency-limits' `VegasLimit`): the queue the origin builds up is estimated as
+/// `limit × (1 − rttNoLoad / rtt)`; below ``alpha`` the limit grows, above ``beta`` it shrinks,
+/// and a dropped call (timed out, or refused by the server as overloaded) shrinks it too. The
+/// no-load latency is the least latency seen, measured again every ``probeMultiplier`` × limit
+/// calls, so the limit recovers when the origin's baseline latency changes.
+///
+/// The scales below are multiplied by `max(1, log10(limit))`, as in `VegasLimit`, so a large
+/// limit moves by more than a small one.
+public struct ConcurrencyLimitPolicy: Sendable, Equatable {
+    /// The limit an origin starts with. Default 20.
+    public var initialLimit: Int
+    /// The least the limit falls to. Default 1.
+    public var minLimit: Int
+    /// The most the limit grows to. Default 200.
+    public var maxLimit: Int
+    /// Below `alpha × log10(limit)` calls queued at the origin, the limit grows by
+    /// `log10(limit)`. Default 3.
+    public var alpha: Double
+    /// Above `beta × log10(limit)` calls queued at the origin, the limit shrinks by
+    /// `log10(limit)`; at or below `log10(limit)` queued it grows by `beta × log10(limit)`.
+    /// Default 6.
+    public var beta: Double
+    /// The no-load latency is taken again from one call every `probeMultiplier × limit` calls.
+    /// Default 30.
+    public var probeMultiplier: Int
+
+    /// Creates a policy; the defaults are `VegasLimit`'s (start at 20, alpha 3, beta 6, probe
+    /// every 30 × limit calls) with bounds 1…200.
+    public init(
+        initialLimit: Int = 20, minLimit: Int = 1, maxLimit: Int = 200,
+        alpha: Double = 3, beta: Double = 6, probeMultiplier: Int = 30
+    ) {
+        self.minLimit = max(1, minLimit)
+        self.maxLimit = max(self.minLimit, maxLimit)
+        self.initialLimit = min(max(initialLimit, self.minLimit), self.maxLimit)
+        self.alpha = alpha
+        self.beta = max(alpha, beta)
+        self.probeMultiplier = max(1, probeMultiplier)
+    }
+}
