@@ -13,7 +13,7 @@ import Testing
             $0.limits.maxConcurrentRequests = 4
             $0.limits.maxQueuedRequests = 16
         }
-        let rejections = api.events(buffer: 2_000)   // every refusal is counted below
+        let rejections = api.events(buffer: 5_000)   // every refusal (shed, then failed) is counted below
         let calls = (0..<2_000).map { _ in Task { try await api.send(Endpoint<EmptyResponse>(path: "hang")) } }
         // 4 run and 16 wait; every other request is refused at once.
         // (The running requests' `started` and `attempt` events may come among them.)
