@@ -169,6 +169,37 @@ import Testing
         #expect(try metrics.expectCounter("courier_request_hedges_total", get).totalValue == 1)
     }
 
+    @Test("shed calls are counted by priority; an adaptive limit is a gauge by host")
+    func shedAndAdaptiveLimit() async throws {
+        let metrics = TestMetrics()
+        let clock = ManualClock()
+        let transport = ScriptedTransport(clock: clock)
+        transport.script("/v1/busy", [.delayed(.milliseconds(10), .status(503))])
+        let client = APIClient(configuration: configuration(transport) {
+            $0.retryPolicy = .never
+            $0.clock = clock
+            $0.limits.maxQueuedRequests = 0
+            $0.limits.adaptive = ConcurrencyLimitPolicy(initialLimit: 2, minLimit: 1, maxLimit: 2)
+        })
+        let exporter = CourierMetrics(client: client, factory: metrics)
+        let exported = Task { await exporter.run(pollingEvery: nil) }
+        // Two calls fill the limit of 2; with no room to wait, a third is shed.
+        let busy = (0..<2).map { _ in Task { try await client.send(Endpoint<EmptyResponse>(path: "busy", version: .v1)) } }
+        await clock.waitForSleepers(2)
+        let shed = try? await client.send(Endpoint<EmptyResponse>(
+            path: "busy", version: .v1, options: RequestOptions(priority: .background)))
+        #expect(shed == nil)
+        clock.advance(by: .milliseconds(10))
+        for call in busy { _ = try? await call.value }
+        // The second sample is a drop: the limit falls to 1 (samples are read with the next message).
+        _ = try await client.pipelineStats()
+        await client.shutdown()
+        await exported.value
+
+        #expect(try metrics.expectCounter("courier_requests_shed_total", [("priority", "background")]).totalValue == 1)
+        #expect(try metrics.expectGauge("courier_concurrency_limit", [("host", "api.example.com")]).lastValue == 1)
+    }
+
     @Test("status classes and error kinds are bounded values")
     func labelValues() {
         #expect(CourierMetrics.statusClass(204) == "2xx")

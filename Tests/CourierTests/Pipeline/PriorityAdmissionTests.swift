@@ -151,3 +151,31 @@ import Testing
         await api.shutdown()
     }
 }
+
+extension PriorityAdmissionTests {
+    @Test("against a real server, an origin's adaptive limit caps the calls in flight the server sees")
+    func adaptiveLimitCapsWhatTheServerSees() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/gated", [.afterRelease()])
+            let cap = 3
+            // The limit may only fall below its start: the server never sees more than `cap`.
+            let api = client(server.baseURL, retryPolicy: .never) {
+                $0.limits.adaptive = ConcurrencyLimitPolicy(initialLimit: cap, minLimit: 1, maxLimit: cap)
+            }
+            let calls = (0..<10).map { _ in Task { try await api.send(Endpoint<EmptyResponse>(path: "gated")) } }
+            // A release answers every call the server holds; then the next ones come in. At
+            // each round the server holds `cap` calls and the rest wait in the client.
+            for round in 1...4 {
+                let seen = min(10, cap * round)
+                _ = try await server.waitForRequests(path: "/gated", count: seen)
+                await waitUntil { (try? await api.pipelineStats()).map { $0.queued == 10 - seen } ?? false }
+                #expect(try await server.requests(path: "/gated").count == seen)
+                #expect(try await api.pipelineStats().inFlight <= cap)
+                try await server.release(path: "/gated")
+            }
+            for call in calls { _ = try await call.value }
+            #expect(try await server.requests(path: "/gated").count == 10)
+            await api.shutdown()
+        }
+    }
+}
