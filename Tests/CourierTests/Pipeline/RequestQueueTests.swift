@@ -37,6 +37,21 @@ import Testing
         #expect(queue.count == 0)
     }
 
+    @Test("the newest is popped from the back, past holes, and the front is undisturbed")
+    func popsTheNewestFromTheBack() {
+        var queue = RequestQueue()
+        for id: UInt64 in 1...5 { queue.append(pending(id)) }
+        #expect(queue.popFirst()?.id.rawValue == 1)
+        queue.remove(RequestID(5))
+        #expect(queue.popLast()?.id.rawValue == 4)   // the hole 5 left is dropped with it
+        #expect(queue.count == 2)
+        #expect(queue.storageCount == 3)             // 1's popped slot, 2, 3
+        #expect(queue.popLast()?.id.rawValue == 3)
+        #expect(queue.popFirst()?.id.rawValue == 2)
+        #expect(queue.popLast() == nil && queue.popFirst() == nil)
+        #expect(queue.count == 0)
+    }
+
     @Test("a removed request leaves a hole that pops skip")
     func aRemovedRequestLeavesAHoleThatPopsSkip() {
         var queue = RequestQueue()
