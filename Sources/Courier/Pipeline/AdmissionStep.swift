@@ -1,5 +1,5 @@
 /// The pipeline's part of a call: resolves its settings once (id, deadline, attempt timeout),
-/// waits for a slot (``RequestPipeline/Handle/admit(_:deadline:)``), runs the steps after it in
+/// waits for a slot (``RequestPipeline/Handle/admit(_:deadline:priority:origin:)``), runs the steps after it in
 /// the caller's task, frees the slot (with the call's latency, for an adaptive limit), and turns the outcome into the call's answer: the response's metrics, a status of 400
 /// or more as its ``NetworkError``, and the request events (started, finished or failed).
 ///

@@ -20,7 +20,7 @@ extension RequestPipeline {
 
         /// Waits until the pipeline admits request `id` (a slot is free), then returns the call
         /// it holds, which the caller runs in its own task (``RunningCall/enter()``) and ends
-        /// with ``finished(_:_:)``. Cancelling the calling task while it waits leaves the queue.
+        /// with ``finished(_:_:sample:)``. Cancelling the calling task while it waits leaves the queue.
         /// - Throws: `overloaded` when the queue is full, `timeout` when no slot freed before
         ///   `deadline`, `cancelled`, or the pipeline's unavailability.
         /// - Parameters:

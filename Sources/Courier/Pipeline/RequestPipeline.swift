@@ -5,7 +5,7 @@ import Foundation
 /// counters. The bound is the client's fixed limit, one ``AdmissionLane`` for every call, or,
 /// with ``APIClient/Configuration/Limits/adaptive``, one lane per origin whose limit follows the
 /// origin's latency (``AdaptiveLimit``), fed by the samples callers leave as they finish. It never runs a request: an admitted request runs in its
-/// caller's task (``Handle/admit(_:deadline:)``), which the pipeline cancels if it stops while
+/// caller's task (``Handle/admit(_:deadline:priority:origin:)``), which the pipeline cancels if it stops while
 /// the request runs (``RunningCall``).
 ///
 /// Per request it handles one message, `admit` (an ask, answered when a slot is free): a caller
