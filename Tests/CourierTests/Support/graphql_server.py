@@ -141,6 +141,15 @@ class Query:
 @strawberry.type
 class Mutation:
     @strawberry.mutation
+    def rename_hero(self, id: strawberry.ID, name: str) -> Optional[Hero]:
+        """Renames a hero (for the normalized cache's tests): the answer carries its identity."""
+        EXECUTIONS["renameHero"] += 1
+        if str(id) not in HEROES:
+            return None
+        HEROES[str(id)] = name
+        return Hero(id=id, name=name)
+
+    @strawberry.mutation
     def add_review(self, stars: int, text: str) -> int:
         EXECUTIONS["addReview"] += 1
         REVIEWS.append((stars, text))

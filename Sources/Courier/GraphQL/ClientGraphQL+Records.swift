@@ -1,0 +1,95 @@
+import Foundation
+
+/// The normalized cache (``GraphQLConfiguration/normalizedCache``): queries answered from
+/// records under Apollo's cache policies, watched queries, and manual access to the records.
+extension ClientGraphQL {
+    /// Runs `query` under `cachePolicy` and returns its results as they come: one, or, with
+    /// ``GraphQLCachePolicy/cacheAndNetwork`` and a hit, the records' and then the network's
+    /// (as Apollo's `fetch` calls its handler twice).
+    ///
+    /// ```swift
+    /// for try await result in client.graphQL.fetch(HeroQuery(variables: .init(id: "1")), cachePolicy: .cacheAndNetwork) {
+    ///     show(result.data.hero, from: result.source)
+    /// }
+    /// ```
+    ///
+    /// Without a normalized cache, the records always miss (``GraphQLCachePolicy/cacheOnly``
+    /// throws ``NetworkError/notCached``). The network's requests pass the whole chain as
+    /// ``fetch(_:headers:options:)``'s do; those of ``GraphQLCachePolicy/networkOnly``,
+    /// ``GraphQLCachePolicy/cacheAndNetwork`` and ``GraphQLCachePolicy/noCache`` skip the
+    /// document-level cache too.
+    public func fetch<Query: GraphQLQuery>(
+        _ query: Query, cachePolicy: GraphQLCachePolicy, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
+    ) -> GraphQLCachedResults<Query> {
+        GraphQLCachedResults(graphQL: self, query: query, cachePolicy: cachePolicy, headers: headers, options: options)
+    }
+
+    /// Watches `query`: its first result comes as `cachePolicy` says (a hit of the records, else
+    /// the network's), then a new one whenever a record field it read changes, whoever changed
+    /// it (another query, a mutation, a subscription's event, a manual write). It never emits
+    /// an equal result twice, and ends when its task is cancelled or its iterator is dropped.
+    ///
+    /// ```swift
+    /// for try await result in client.graphQL.watch(HeroQuery(variables: .init(id: "1"))) { show(result.data.hero) }
+    /// ```
+    ///
+    /// Needs ``GraphQLConfiguration/normalizedCache``; without it, the first `next()` throws
+    /// ``NetworkError/invalidRequest(_:)``.
+    public func watch<Query: GraphQLQuery>(
+        _ query: Query, cachePolicy: GraphQLCachePolicy = .cacheFirst, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
+    ) -> GraphQLQueryWatch<Query> {
+        GraphQLQueryWatch(graphQL: self, query: query, cachePolicy: cachePolicy, headers: headers, options: options)
+    }
+
+    /// `query`'s data as the records hold it, without a request (Apollo's `readObject` of a query).
+    /// - Throws: ``NetworkError/notCached`` when the records lack a field it selects.
+    public func read<Query: GraphQLQuery>(_ query: Query) throws(NetworkError) -> Query.Data {
+        let records = try requireRecords()
+        switch records.read(try records.access(query)) {
+        case .success(let answer): return try GraphQLNormalizedCache.decode(Query.Data.self, from: answer.data)
+        case .failure: throw .notCached
+        }
+    }
+
+    /// Writes `data`, in `query`'s shape (its response's `data` member, under its aliases), into
+    /// the records, as if the server had answered it; watchers of what changed see it.
+    public func write<Query: GraphQLQuery>(_ data: [String: JSONValue], for query: Query) throws(NetworkError) {
+        let records = try requireRecords()
+        records.write(data, try records.access(query))
+    }
+
+    /// Removes the record `key` (`Hero:1`), or only its `field` (a storage key: the name and
+    /// its arguments, `hero(id:"1")`); the watchers that read it re-read, and miss.
+    public func evict(record key: String, field: String? = nil) {
+        records?.evict(record: key, field: field)
+    }
+
+    /// Removes every record (Apollo's `clearCache`).
+    public func clearRecords() {
+        records?.clear()
+    }
+
+    /// Runs `query` from the network under `cachePolicy`'s rules and returns its data.
+    func networkData<Query: GraphQLQuery>(
+        _ query: Query, cachePolicy: GraphQLCachePolicy, headers: HTTPHeaders, options: RequestOptions
+    ) async throws(NetworkError) -> Query.Data {
+        var options = options
+        if cachePolicy != .cacheFirst { options.cachePolicy = .networkOnly }
+        let outcome = try await outcome(
+            for: query, headers: headers, options: options, queuesWhenOffline: false, storesRecords: cachePolicy != .noCache)
+        // Without `queuesWhenOffline` there is always a result.
+        return try Self.data(of: outcome.result!)
+    }
+
+    /// `query`'s data from the records, or nil when they miss (or there are none).
+    func cachedData<Query: GraphQLQuery>(_ query: Query) throws(NetworkError) -> Query.Data? {
+        guard let records else { return nil }
+        guard case .success(let answer) = records.read(try records.access(query)) else { return nil }
+        return try GraphQLNormalizedCache.decode(Query.Data.self, from: answer.data)
+    }
+
+    func requireRecords() throws(NetworkError) -> GraphQLNormalizedCache {
+        guard let records else { throw .invalidRequest("the normalized cache is off: set GraphQLConfiguration.normalizedCache") }
+        return records
+    }
+}

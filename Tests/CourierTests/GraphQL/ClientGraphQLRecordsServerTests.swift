@@ -1,0 +1,77 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The normalized cache against the Strawberry server (`graphql_server.py`): a mutation's
+/// result renames the hero every watcher of it shows, with no request; a write reaches only
+/// the watchers that read what it changed. Requests are counted by the server.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ClientGraphQLRecordsServerTests {
+    private func graphQLClient(_ server: VenvServer) -> APIClient {
+        client(server.baseURL) { $0.graphQL.normalizedCache = GraphQLNormalizedCacheConfiguration() }
+    }
+
+    @Test("a query, a mutation renaming its hero: the query's watcher gives the new name with no request sent")
+    func mutationReachesWatcher() async throws {
+        try await withGraphQLServer { server in
+            let api = graphQLClient(server)
+            var watch = api.graphQL.watch(HeroNameQuery(variables: .init(id: "1"))).makeAsyncIterator()
+            let first = try await watch.next()
+            #expect(first?.data.hero?.name == "Luke")
+            #expect(first?.source == .server)
+            let renamed = try await api.graphQL.perform(RenameHero(variables: .init(id: "1", name: "Mark")))
+            #expect(renamed.renameHero?.name == "Mark")
+            let next = try await watch.next()
+            #expect(next?.data.hero?.name == "Mark")
+            #expect(next?.source == .cache)
+            // The query and the mutation, nothing else.
+            let stats = try await server.stats()
+            #expect(stats.executions["hero"] == 1)
+            #expect(stats.executions["renameHero"] == 1)
+            #expect(stats.documents == 2)
+            #expect(try api.graphQL.read(HeroNameQuery(variables: .init(id: "1"))).hero?.name == "Mark")
+            await api.shutdown()
+        }
+    }
+
+    @Test("500 watchers, 10 of them on the renamed hero: the rename reaches those 10 only, with no request")
+    func writeReachesOnlyItsReaders() async throws {
+        try await withGraphQLServer { server in
+            let api = graphQLClient(server)
+            for id in ["1", "2", "3"] { _ = try await api.graphQL.fetch(HeroNameQuery(variables: .init(id: id)), cachePolicy: .networkOnly).data() }
+            let (events, sink) = AsyncStream<(index: Int, name: String)>.makeStream()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<500 {
+                    // Watchers 0..<10 read hero 1; the others heroes 2 and 3.
+                    let id = index < 10 ? "1" : String(2 + index % 2)
+                    group.addTask {
+                        for try await result in api.graphQL.watch(HeroNameQuery(variables: .init(id: id))) {
+                            sink.yield((index, result.data.hero?.name ?? ""))
+                        }
+                    }
+                }
+                var iterator = events.makeAsyncIterator()
+                for _ in 0..<500 { _ = await iterator.next() }   // every first result: all watching
+                _ = try await api.graphQL.perform(RenameHero(variables: .init(id: "1", name: "Mark")))
+                var renamed: [Int: String] = [:]
+                for _ in 0..<10 {
+                    guard let event = await iterator.next() else { break }
+                    renamed[event.index] = event.name
+                }
+                #expect(renamed == Dictionary(uniqueKeysWithValues: (0..<10).map { ($0, "Mark") }))
+                // The same field written again reaches the same 10 watchers, and no other.
+                let records = try #require(api.graphQL.records)
+                let woken = records.write(
+                    ["hero": .object(["__typename": .string("Hero"), "id": .string("1"), "name": .string("Luke")])],
+                    try records.access(HeroNameQuery(variables: .init(id: "1"))))
+                #expect(woken.count == 10)
+                group.cancelAll()
+            }
+            let stats = try await server.stats()
+            #expect(stats.executions["hero"] == 3)
+            #expect(stats.documents == 4)
+            await api.shutdown()
+        }
+    }
+}
