@@ -93,3 +93,29 @@ extension ClientGraphQL {
         return records
     }
 }
+
+extension ClientGraphQL {
+    /// Runs `body` with the records (Apollo's `withinReadWriteTransaction`): its writes land
+    /// together when it returns, and reach the watchers of what they change; nothing lands when
+    /// it throws.
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` without a normalized cache, or what `body`
+    ///   throws.
+    public func withRecords<T>(_ body: (inout GraphQLRecordTransaction) throws(NetworkError) -> T) throws(NetworkError) -> T {
+        var transaction = GraphQLRecordTransaction(cache: try requireRecords())
+        let value = try body(&transaction)
+        if !transaction.writes.isEmpty { transaction.cache.write(records: transaction.writes) }
+        return value
+    }
+
+    /// Runs `mutation` (as ``perform(_:headers:options:)``: its result is merged into the
+    /// records), then `update` with its data and the records: for what the server cannot know,
+    /// such as a created item to append to a cached list.
+    public func perform<Mutation: GraphQLMutation>(
+        _ mutation: Mutation, update: (Mutation.Data, inout GraphQLRecordTransaction) throws(NetworkError) -> Void,
+        headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
+    ) async throws(NetworkError) -> Mutation.Data {
+        let data = try await perform(mutation, headers: headers, options: options)
+        try withRecords { (records: inout GraphQLRecordTransaction) throws(NetworkError) in try update(data, &records) }
+        return data
+    }
+}

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// A watcher's read and the record fields it then depends on are recorded together: the read
 /// is done outside the lock, and its dependencies are kept only if no write came in between
-/// (``State/version``), else the read is done again. So no write is missed between a read and
+/// (a version counter says), else the read is done again. So no write is missed between a read and
 /// the watch that follows it.
 final class GraphQLNormalizedCache: Sendable {
     let configuration: GraphQLNormalizedCacheConfiguration
@@ -67,11 +67,24 @@ final class GraphQLNormalizedCache: Sendable {
     /// changed; returns them.
     @discardableResult
     func write(_ data: [String: JSONValue], _ access: Access) -> Set<GraphQLRecordStore.WatcherID> {
+        write(records: normalize(data, access))
+    }
+
+    /// The records `data` holds as `access`'s operation's answer, not yet merged.
+    func normalize(_ data: [String: JSONValue], _ access: Access) -> [String: GraphQLRecord] {
         let configuration = configuration
         let normalizer = GraphQLNormalizer(collector: access.collector) { configuration.recordKey(typename: $0, object: $1) }
-        let records = normalizer.normalize(data, selections: access.selections, rootKey: access.rootKey, rootType: access.rootType)
-        return change { $0.write(records) }
+        return normalizer.normalize(data, selections: access.selections, rootKey: access.rootKey, rootType: access.rootType)
     }
+
+    /// Merges `records` (a transaction's writes) and wakes the watchers whose fields changed.
+    @discardableResult
+    func write(records: [String: GraphQLRecord]) -> Set<GraphQLRecordStore.WatcherID> {
+        change { $0.write(records) }
+    }
+
+    /// The records as reads see them, to read from outside the lock.
+    var snapshot: [String: GraphQLRecord] { state.withLock { $0.store.records } }
 
     /// Merges the `data` of a response's body (`{"data": …}`, or a multipart subscription part's
     /// `{"payload": {"data": …}}`); a body without data changes nothing.
@@ -108,7 +121,7 @@ final class GraphQLNormalizedCache: Sendable {
         Self.read(access, from: state.withLock { $0.store.records })
     }
 
-    private static func read(_ access: Access, from records: [String: GraphQLRecord]) -> Result<GraphQLRecordReader.Answer, GraphQLRecordReader.Miss> {
+    static func read(_ access: Access, from records: [String: GraphQLRecord]) -> Result<GraphQLRecordReader.Answer, GraphQLRecordReader.Miss> {
         do throws(GraphQLRecordReader.Miss) {
             return .success(try GraphQLRecordReader(collector: access.collector).read(
                 access.selections, rootKey: access.rootKey, rootType: access.rootType, from: records))

@@ -197,4 +197,45 @@ import Testing
         #expect(sent == ["HeroName", "HeroName"])
         await api.shutdown()
     }
+
+    @Test("a mutation's update appends to a cached list; its watcher sees it; a throwing transaction writes nothing; clear empties")
+    func manualAccess() async throws {
+        let server = Server(Self.heroes)
+        let api = api(server)
+        var watch = api.graphQL.watch(HeroWithFriendsQuery()).makeAsyncIterator()
+        #expect(try await watch.next()?.data.luke?.friends.count == 2)
+        let leia: JSONValue = .object(["__typename": .string("Hero"), "id": .string("3"), "name": .string("Leia")])
+        _ = try await api.graphQL.perform(RenameHero(variables: .init(id: "1", name: "Mark"))) { _, records throws(NetworkError) in
+            try records.update(HeroWithFriendsQuery()) { data throws(NetworkError) in
+                guard case .object(var luke) = data["luke"], case .array(var friends) = luke["friends"] else { throw .notCached }
+                friends.append(leia)
+                luke["friends"] = .array(friends)
+                data["luke"] = .object(luke)
+            }
+        }
+        // The rename and the appended friend: one result or two, the last shows both.
+        var latest = try await watch.next()
+        if latest?.data.luke?.friends.count != 3 { latest = try await watch.next() }
+        #expect(latest?.data.luke?.title == "Mark")
+        #expect(latest?.data.luke?.friends.map { $0?.name } == ["Han", nil, "Leia"])
+        // Leia is a record of her own, which a query of her reads.
+        try api.graphQL.withRecords { records throws(NetworkError) in
+            try records.write(Self.hero("3", "Leia"), for: HeroNameQuery(variables: .init(id: "3")))
+        }
+        #expect(try api.graphQL.read(HeroNameQuery(variables: .init(id: "3"))).hero?.name == "Leia")
+
+        // A transaction that throws writes nothing.
+        #expect(throws: NetworkError.self) {
+            try api.graphQL.withRecords { records throws(NetworkError) in
+                try records.write(Self.hero("3", "Organa"), for: HeroNameQuery(variables: .init(id: "3")))
+                #expect(try records.read(HeroNameQuery(variables: .init(id: "3"))).hero?.name == "Organa")
+                throw .cancelled
+            }
+        }
+        #expect(try api.graphQL.read(HeroNameQuery(variables: .init(id: "3"))).hero?.name == "Leia")
+        api.graphQL.clearRecords()
+        #expect(throws: NetworkError.self) { try api.graphQL.read(HeroWithFriendsQuery()) }
+        #expect(server.count == 2)
+        await api.shutdown()
+    }
 }
