@@ -58,6 +58,12 @@ extension ClientGraphQL {
         records.write(data, try records.access(query))
     }
 
+    /// The record `key` (`Hero:1`) in `fragment`'s shape (Apollo's `readObject`).
+    /// - Throws: ``NetworkError/notCached`` when it lacks a field the fragment selects.
+    public func read<Fragment: GraphQLFragment>(_ fragment: Fragment.Type, record key: String) throws(NetworkError) -> Fragment.Data {
+        try withRecords { (records: inout GraphQLRecordTransaction) throws(NetworkError) in try records.read(fragment, record: key) }
+    }
+
     /// Removes the record `key` (`Hero:1`), or only its `field` (a storage key: the name and
     /// its arguments, `hero(id:"1")`); the watchers that read it re-read, and miss.
     public func evict(record key: String, field: String? = nil) {
@@ -117,5 +123,22 @@ extension ClientGraphQL {
         let data = try await perform(mutation, headers: headers, options: options)
         try withRecords { (records: inout GraphQLRecordTransaction) throws(NetworkError) in try update(data, &records) }
         return data
+    }
+
+    /// Runs `mutation` with an optimistic layer: `optimisticResponse` (its `data` as the server is
+    /// expected to answer it) is written over the records at once, so watchers show it before the
+    /// server answers. The server's answer then replaces the layer; an error removes it, and the
+    /// watchers see the records as they were (a rollback). Layers of mutations in flight stay in
+    /// the order they were added.
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` without a normalized cache, or what
+    ///   ``perform(_:headers:options:)`` throws.
+    public func perform<Mutation: GraphQLMutation>(
+        _ mutation: Mutation, optimisticResponse: [String: JSONValue], headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
+    ) async throws(NetworkError) -> Mutation.Data {
+        let records = try requireRecords()
+        let layer = records.addLayer(records.normalize(optimisticResponse, try records.access(mutation)))
+        // The server's records are written under the layer first, so removing it shows them at once.
+        defer { records.removeLayer(layer) }
+        return try await perform(mutation, headers: headers, options: options)
     }
 }

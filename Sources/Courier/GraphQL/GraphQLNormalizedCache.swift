@@ -61,6 +61,22 @@ final class GraphQLNormalizedCache: Sendable {
             rootType: GraphQLRecord.rootType(of: Operation.kind))
     }
 
+    /// How `Fragment` reads and writes the record `key`.
+    func access<Fragment: GraphQLFragment>(_ type: Fragment.Type, record key: String) throws(NetworkError) -> Access {
+        let parsed: GraphQLExecutableDocument
+        do {
+            parsed = try GraphQLDocumentParser.parse(Fragment.document, requiringOperation: false)
+        } catch {
+            throw .invalidRequest("the document of \(Fragment.self) does not parse: \(error)")
+        }
+        guard let fragment = parsed.fragments[Fragment.fragmentName] else {
+            throw .invalidRequest("the document of \(Fragment.self) has no fragment named \"\(Fragment.fragmentName)\": give fragmentName")
+        }
+        return Access(
+            collector: GraphQLSelectionCollector(fragments: parsed.fragments, variables: [:], possibleTypes: configuration.possibleTypes),
+            selections: fragment.selections, rootKey: key, rootType: fragment.typeCondition)
+    }
+
     // MARK: Writes
 
     /// Merges an operation's `data` into the records and wakes the watchers whose fields
@@ -85,6 +101,25 @@ final class GraphQLNormalizedCache: Sendable {
 
     /// The records as reads see them, to read from outside the lock.
     var snapshot: [String: GraphQLRecord] { state.withLock { $0.store.records } }
+
+    /// Adds an optimistic layer of `records` over the server's, which watchers see at once;
+    /// returns its id, to remove it with ``removeLayer(_:)``.
+    func addLayer(_ records: [String: GraphQLRecord]) -> Int {
+        let (id, woken) = state.withLock { state -> (Int, [AsyncStream<Void>.Continuation]) in
+            state.nextID += 1
+            let id = state.nextID
+            let ids = state.store.addLayer(id, records)
+            state.version += 1
+            return (id, ids.compactMap { state.signals[$0] })
+        }
+        for signal in woken { signal.yield() }
+        return id
+    }
+
+    /// Removes optimistic layer `id`: the watchers of what it covered see the server's records.
+    func removeLayer(_ id: Int) {
+        change { $0.removeLayer(id) }
+    }
 
     /// Merges the `data` of a response's body (`{"data": …}`, or a multipart subscription part's
     /// `{"payload": {"data": …}}`); a body without data changes nothing.

@@ -29,6 +29,24 @@ public struct GraphQLRecordTransaction {
         try GraphQLNormalizedCache.decode(Query.Data.self, from: try json(of: query))
     }
 
+    /// The record `key` (`Hero:1`) in `fragment`'s shape.
+    /// - Throws: ``NetworkError/notCached`` when it lacks a field the fragment selects.
+    public func read<Fragment: GraphQLFragment>(_ fragment: Fragment.Type, record key: String) throws(NetworkError) -> Fragment.Data {
+        switch GraphQLNormalizedCache.read(try cache.access(fragment, record: key), from: records) {
+        case .success(let answer): return try GraphQLNormalizedCache.decode(Fragment.Data.self, from: answer.data)
+        case .failure: throw .notCached
+        }
+    }
+
+    /// Writes `data`, in `fragment`'s shape, into the record `key` (`Hero:1`).
+    public mutating func write<Fragment: GraphQLFragment>(
+        _ data: [String: JSONValue], fragment: Fragment.Type, record key: String
+    ) throws(NetworkError) {
+        let incoming = cache.normalize(data, try cache.access(fragment, record: key))
+        _ = GraphQLRecord.merge(incoming, into: &records)
+        _ = GraphQLRecord.merge(incoming, into: &writes)
+    }
+
     /// Writes `data`, in `query`'s shape (its response's `data` member, under its aliases).
     public mutating func write<Query: GraphQLQuery>(_ data: [String: JSONValue], for query: Query) throws(NetworkError) {
         let incoming = cache.normalize(data, try cache.access(query))

@@ -12,9 +12,12 @@ import Testing
     private final class Server: Sendable {
         let bodies: Locked<[String: String]>
         let requests = Locked<[String]>([])
+        /// When given, each RenameHero waits for one element before it is answered.
+        let gate: AsyncStream<Void>?
 
-        init(_ bodies: [String: String]) {
+        init(_ bodies: [String: String], gate: AsyncStream<Void>? = nil) {
             self.bodies = Locked(bodies)
+            self.gate = gate
         }
 
         var transport: InMemoryTransport {
@@ -22,6 +25,10 @@ import Testing
                 let body = (try? JSONSerialization.jsonObject(with: request.body ?? Data())) as? [String: Any]
                 let name = body?["operationName"] as? String ?? ""
                 self.requests.withLock { $0.append(name) }
+                if name == "RenameHero", let gate = self.gate {
+                    var opened = gate.makeAsyncIterator()
+                    _ = await opened.next()
+                }
                 let answer = self.bodies.withLock { $0[name] } ?? #"{"errors":[{"message":"unknown operation"}]}"#
                 return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(answer.utf8))
             }
@@ -238,4 +245,60 @@ import Testing
         #expect(server.count == 2)
         await api.shutdown()
     }
+
+    @Test("an optimistic layer: watchers see it before the server answers; the answer replaces it; an error rolls it back")
+    func optimisticLayer() async throws {
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let server = Server(Self.heroes, gate: gate)
+        let api = api(server)
+        var watch = api.graphQL.watch(luke).makeAsyncIterator()
+        #expect(try await watch.next()?.data.hero?.name == "Luke")
+        let saving = Self.renamed("Mark (saving)")
+        let renaming = Task { () throws(NetworkError) in
+            try await api.graphQL.perform(RenameHero(variables: .init(id: "1", name: "Mark")), optimisticResponse: saving)
+        }
+        // Held by the server: only the layer can say so.
+        #expect(try await watch.next()?.data.hero?.name == "Mark (saving)")
+        open.yield()
+        #expect(try await renaming.value.renameHero?.name == "Mark")
+        #expect(try await watch.next()?.data.hero?.name == "Mark")
+
+        server.bodies.withLock { $0["RenameHero"] = #"{"data":null,"errors":[{"message":"the name was refused"}]}"# }
+        let refused = Task { () throws(NetworkError) in
+            try await api.graphQL.perform(RenameHero(variables: .init(id: "1", name: "Vader")), optimisticResponse: Self.renamed("Vader"))
+        }
+        #expect(try await watch.next()?.data.hero?.name == "Vader")
+        open.yield()
+        await #expect(throws: NetworkError.self) { try await refused.value }
+        #expect(try await watch.next()?.data.hero?.name == "Mark")
+        #expect(try api.graphQL.read(luke).hero?.name == "Mark")
+        await api.shutdown()
+    }
+
+    @Test("a fragment reads and writes one record; a query of the record sees the write")
+    func fragments() async throws {
+        let server = Server(Self.heroes)
+        let api = api(server)
+        var watch = api.graphQL.watch(luke).makeAsyncIterator()
+        #expect(try await watch.next()?.data.hero?.name == "Luke")
+        #expect(try api.graphQL.read(HeroDetails.self, record: "Hero:1") == .init(id: "1", name: "Luke"))
+        try api.graphQL.withRecords { records throws(NetworkError) in
+            try records.write(["id": .string("1"), "name": .string("Mark")], fragment: HeroDetails.self, record: "Hero:1")
+        }
+        #expect(try await watch.next()?.data.hero?.name == "Mark")
+        #expect(throws: NetworkError.self) { try api.graphQL.read(HeroDetails.self, record: "Hero:9") }
+        #expect(server.count == 1)
+        await api.shutdown()
+    }
+
+    /// RenameHero's `data` for hero 1 named `name`.
+    private static func renamed(_ name: String) -> [String: JSONValue] {
+        ["renameHero": .object(["__typename": .string("Hero"), "id": .string("1"), "name": .string(name)])]
+    }
+}
+
+/// One hero's record in a fragment's shape.
+struct HeroDetails: GraphQLFragment {
+    static let document = "fragment HeroDetails on Hero { id name }"
+    struct Data: Decodable, Sendable, Equatable { let id: String; let name: String }
 }
