@@ -74,4 +74,34 @@ import Testing
             await api.shutdown()
         }
     }
+
+    @Test("an optimistic rename shows at once in the watcher; the server's error rolls it back")
+    func optimisticRollback() async throws {
+        try await withGraphQLServer { server in
+            let api = graphQLClient(server)
+            let luke = HeroNameQuery(variables: .init(id: "1"))
+            var watch = api.graphQL.watch(luke).makeAsyncIterator()
+            #expect(try await watch.next()?.data.hero?.name == "Luke")
+            let optimistic: [String: JSONValue] = ["renameHero": .object(["__typename": .string("Hero"), "id": .string("1"), "name": .string("Vader")])]
+            let refused = Task { () throws(NetworkError) in
+                try await api.graphQL.perform(RenameHero(variables: .init(id: "1", name: "fail")), optimisticResponse: optimistic)
+            }
+            // The server holds the refusal until released: only the layer can show Vader.
+            #expect(try await watch.next()?.data.hero?.name == "Vader")
+            try await server.releaseHeldQueries()
+            do {
+                _ = try await refused.value
+                Issue.record("the refused rename succeeded")
+            } catch {
+                guard case .graphQL(let failure) = error as? NetworkError else { Issue.record("got \(error)"); return }
+                #expect(failure.errors.first?.message == "the name was refused")
+            }
+            #expect(try await watch.next()?.data.hero?.name == "Luke")
+            #expect(try api.graphQL.read(luke).hero?.name == "Luke")
+            let stats = try await server.stats()
+            #expect(stats.executions["hero"] == 1)
+            #expect(stats.executions["renameHero"] == 1)
+            await api.shutdown()
+        }
+    }
 }

@@ -22,7 +22,7 @@ Around Strawberry, a small ASGI layer adds:
   ``routes`` (by route below: ``requests``, ``documents``, ``hashOnly``, ``persisted``);
 * ``GET /__wait?field=<name>&count=<n>``: answers once ``executions[name]`` reaches n;
 * ``GET /__release``: ``slowHero`` with the episode ``HELD`` answers from then on (until then
-  it waits; other episodes take 0.5 s);
+  it waits; other episodes take 0.5 s), and so does ``renameHero`` to ``fail`` (with an error);
 * servers as others answer, each at ``/<route>/graphql`` in front of the same schema:
   ``ariadne`` answers a response without data as GraphQL over HTTP does
   (``application/graphql-response+json``, status 400: Ariadne's default); ``noapq`` has no
@@ -141,9 +141,13 @@ class Query:
 @strawberry.type
 class Mutation:
     @strawberry.mutation
-    def rename_hero(self, id: strawberry.ID, name: str) -> Optional[Hero]:
-        """Renames a hero (for the normalized cache's tests): the answer carries its identity."""
+    async def rename_hero(self, id: strawberry.ID, name: str) -> Optional[Hero]:
+        """Renames a hero (for the normalized cache's tests): the answer carries its identity.
+        The name ``fail`` is refused with an error, once ``GET /__release`` came."""
         EXECUTIONS["renameHero"] += 1
+        if name == "fail":
+            await HELD.wait()
+            raise Exception("the name was refused")
         if str(id) not in HEROES:
             return None
         HEROES[str(id)] = name
