@@ -53,7 +53,10 @@ public struct ClientGraphQL: Sendable {
     ) {
         (self.chain, self.requests, self.configuration, self.cache) = (chain, requests, configuration, cache)
         self.webSockets = webSockets
-        records = configuration.normalizedCache.map(GraphQLNormalizedCache.init)
+        let tokens = webSockets.tokens
+        records = configuration.normalizedCache.map { settings in
+            GraphQLNormalizedCache(configuration: settings) { tokens?.credential.read { $0.identity } }
+        }
         post = Result { () throws(NetworkError) in
             let base = try requests.base.get()
             let url = try base.url(for: Endpoint<Data>(path: configuration.path, version: configuration.version).untyped)

@@ -12,8 +12,14 @@ import Foundation
 /// is done outside the lock, and its dependencies are kept only if no write came in between
 /// (a version counter says), else the read is done again. So no write is missed between a read and
 /// the watch that follows it.
+///
+/// The records are the signed-in identity's: when the identity differs from the one the records
+/// were last used under (sign-out, another user), they are dropped before anything is read or
+/// written, and every watcher re-reads (and misses), so no user sees another's data.
 final class GraphQLNormalizedCache: Sendable {
     let configuration: GraphQLNormalizedCacheConfiguration
+    /// The signed-in identity now (nil when signed out, or without a session).
+    private let identity: @Sendable () -> String?
     private let state = Locked(State())
 
     private struct State: Sendable {
@@ -23,6 +29,8 @@ final class GraphQLNormalizedCache: Sendable {
         var nextID = 0
         /// Counts changes, so a read outside the lock knows whether a write came in meanwhile.
         var version = 0
+        /// The identity the records belong to.
+        var identity: String?
     }
 
     /// What an operation's records are walked with: its selections under its variables, from its
@@ -34,8 +42,26 @@ final class GraphQLNormalizedCache: Sendable {
         let rootType: String
     }
 
-    init(configuration: GraphQLNormalizedCacheConfiguration) {
+    init(configuration: GraphQLNormalizedCacheConfiguration, identity: @escaping @Sendable () -> String? = { nil }) {
         self.configuration = configuration
+        self.identity = identity
+    }
+
+    /// Runs `body` on the state under the lock, after dropping the records of an identity that
+    /// is no longer the signed-in one (and waking every watcher).
+    private func locked<T>(_ body: (inout State) -> T) -> T {
+        let identity = identity()
+        let (value, woken) = state.withLock { state -> (T, [AsyncStream<Void>.Continuation]) in
+            var woken: [AsyncStream<Void>.Continuation] = []
+            if state.identity != identity {
+                state.identity = identity
+                woken = state.store.clear().compactMap { state.signals[$0] }
+                state.version += 1
+            }
+            return (body(&state), woken)
+        }
+        for signal in woken { signal.yield() }
+        return value
     }
 
     /// How `operation` (with its variables) reads and writes records.
@@ -100,12 +126,12 @@ final class GraphQLNormalizedCache: Sendable {
     }
 
     /// The records as reads see them, to read from outside the lock.
-    var snapshot: [String: GraphQLRecord] { state.withLock { $0.store.records } }
+    var snapshot: [String: GraphQLRecord] { locked { $0.store.records } }
 
     /// Adds an optimistic layer of `records` over the server's, which watchers see at once;
     /// returns its id, to remove it with ``removeLayer(_:)``.
     func addLayer(_ records: [String: GraphQLRecord]) -> Int {
-        let (id, woken) = state.withLock { state -> (Int, [AsyncStream<Void>.Continuation]) in
+        let (id, woken) = locked { state -> (Int, [AsyncStream<Void>.Continuation]) in
             state.nextID += 1
             let id = state.nextID
             let ids = state.store.addLayer(id, records)
@@ -140,7 +166,7 @@ final class GraphQLNormalizedCache: Sendable {
 
     @discardableResult
     private func change(_ body: (inout GraphQLRecordStore) -> Set<GraphQLRecordStore.WatcherID>) -> Set<GraphQLRecordStore.WatcherID> {
-        let (ids, woken) = state.withLock { state -> (Set<GraphQLRecordStore.WatcherID>, [AsyncStream<Void>.Continuation]) in
+        let (ids, woken) = locked { state -> (Set<GraphQLRecordStore.WatcherID>, [AsyncStream<Void>.Continuation]) in
             let ids = body(&state.store)
             state.version += 1
             return (ids, ids.compactMap { state.signals[$0] })
@@ -153,7 +179,7 @@ final class GraphQLNormalizedCache: Sendable {
 
     /// The operation answered from the records, or the miss that names the field they lack.
     func read(_ access: Access) -> Result<GraphQLRecordReader.Answer, GraphQLRecordReader.Miss> {
-        Self.read(access, from: state.withLock { $0.store.records })
+        Self.read(access, from: locked { $0.store.records })
     }
 
     static func read(_ access: Access, from records: [String: GraphQLRecord]) -> Result<GraphQLRecordReader.Answer, GraphQLRecordReader.Miss> {
@@ -190,7 +216,7 @@ final class GraphQLNormalizedCache: Sendable {
     /// Reads for watcher `id` and makes what it read (up to a miss) its dependencies.
     func readAndWatch(_ id: GraphQLRecordStore.WatcherID, _ access: Access) -> Result<GraphQLRecordReader.Answer, GraphQLRecordReader.Miss> {
         while true {
-            let (records, version) = state.withLock { ($0.store.records, $0.version) }
+            let (records, version) = locked { ($0.store.records, $0.version) }
             let outcome = Self.read(access, from: records)
             let dependencies = switch outcome {
             case .success(let answer): answer.dependencies

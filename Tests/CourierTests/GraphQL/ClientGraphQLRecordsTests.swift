@@ -291,6 +291,28 @@ import Testing
         await api.shutdown()
     }
 
+    @Test("records belong to the signed-in identity: sign-out drops them, and the next user does not see them")
+    func recordsPerIdentity() async throws {
+        let server = Server(Self.heroes)
+        let api = client(URL(string: "https://api.test")!, transport: server.transport) {
+            $0.graphQL.normalizedCache = GraphQLNormalizedCacheConfiguration()
+            $0.session = .init(persistence: InMemoryTokenPersistence())
+        }
+        try await api.session.signIn(Tokens(accessToken: "a", identity: "ada"))
+        var watch = api.graphQL.watch(luke).makeAsyncIterator()
+        #expect(try await watch.next()?.data.hero?.name == "Luke")
+        #expect(try api.graphQL.read(luke).hero?.name == "Luke")
+        try await api.session.signOut()
+        #expect(throws: NetworkError.self) { try api.graphQL.read(luke) }
+        try await api.session.signIn(Tokens(accessToken: "b", identity: "bob"))
+        #expect(throws: NetworkError.self) { try api.graphQL.read(luke) }
+        // Bob's own fetch is stored for him.
+        _ = try await api.graphQL.fetch(luke, cachePolicy: .cacheFirst).data()
+        #expect(try api.graphQL.read(luke).hero?.name == "Luke")
+        #expect(server.count == 2)
+        await api.shutdown()
+    }
+
     /// RenameHero's `data` for hero 1 named `name`.
     private static func renamed(_ name: String) -> [String: JSONValue] {
         ["renameHero": .object(["__typename": .string("Hero"), "id": .string("1"), "name": .string(name)])]
