@@ -104,4 +104,26 @@ import Testing
             await api.shutdown()
         }
     }
+
+    @Test("a subscription's events are merged: the watcher of the hero they rename gives the last name, with no query sent")
+    func subscriptionEventsReachWatcher() async throws {
+        try await withGraphQLServer { server in
+            let api = graphQLClient(server)
+            let luke = HeroNameQuery(variables: .init(id: "1"))
+            var watch = api.graphQL.watch(luke).makeAsyncIterator()
+            #expect(try await watch.next()?.data.hero?.name == "Luke")
+            var names: [String] = []
+            for try await event in api.graphQL.subscribe(HeroRenamed(variables: .init(id: "1", names: ["Mark", "Skywalker"]))) {
+                names.append(event.data?.heroRenamed.name ?? "")
+            }
+            #expect(names == ["Mark", "Skywalker"])
+            // Both events were written before the watcher read again: one result, the last.
+            #expect(try await watch.next()?.data.hero?.name == "Skywalker")
+            #expect(try api.graphQL.read(luke).hero?.name == "Skywalker")
+            let stats = try await server.stats()
+            #expect(stats.executions["hero"] == 1)
+            #expect(stats.executions["heroRenamed"] == 1)
+            await api.shutdown()
+        }
+    }
 }

@@ -27,3 +27,10 @@ struct RenameHero: GraphQLMutation {
     struct Data: Decodable, Sendable { struct Hero: Decodable, Sendable { let id: String; let name: String }; let renameHero: Hero? }
     let variables: Variables
 }
+
+struct HeroRenamed: GraphQLSubscription {
+    static let document = "subscription HeroRenamed($id: ID!, $names: [String!]!) { heroRenamed(id: $id, names: $names) { id name } }"
+    struct Variables: Encodable, Sendable { let id: String; let names: [String] }
+    struct Data: Decodable, Sendable { struct Hero: Decodable, Sendable { let id: String; let name: String }; let heroRenamed: Hero }
+    let variables: Variables
+}

@@ -165,6 +165,14 @@ class Mutation:
 @strawberry.type
 class Subscription:
     @strawberry.subscription
+    async def hero_renamed(self, id: strawberry.ID, names: List[str]) -> AsyncGenerator[Hero, None]:
+        """Renames a hero to each of ``names`` in turn, an event each (the normalized cache's tests)."""
+        EXECUTIONS["heroRenamed"] += 1
+        for name in names:
+            HEROES[str(id)] = name
+            yield Hero(id=id, name=name)
+
+    @strawberry.subscription
     async def countdown(self, start: int, interval: float = 0.01) -> AsyncGenerator[int, None]:
         EXECUTIONS["countdown"] += 1
         value = start
