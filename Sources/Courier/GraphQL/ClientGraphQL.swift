@@ -43,6 +43,9 @@ public struct ClientGraphQL: Sendable {
     let persistedQueriesRefused = Locked<Set<String>>([])
     /// The WebSockets subscriptions share, per endpoint and identity.
     let webSockets: GraphQLWebSockets
+    /// The normalized records (``GraphQLConfiguration/normalizedCache``), shared by the copies
+    /// of this value; nil when off.
+    let records: GraphQLNormalizedCache?
 
     init(
         chain: RequestChain, requests: RequestBuilder, configuration: GraphQLConfiguration, cache: Cache.Handle?,
@@ -50,6 +53,10 @@ public struct ClientGraphQL: Sendable {
     ) {
         (self.chain, self.requests, self.configuration, self.cache) = (chain, requests, configuration, cache)
         self.webSockets = webSockets
+        let tokens = webSockets.tokens
+        records = configuration.normalizedCache.map { settings in
+            GraphQLNormalizedCache(configuration: settings) { tokens?.credential.read { $0.identity } }
+        }
         post = Result { () throws(NetworkError) in
             let base = try requests.base.get()
             let url = try base.url(for: Endpoint<Data>(path: configuration.path, version: configuration.version).untyped)
@@ -86,9 +93,10 @@ public struct ClientGraphQL: Sendable {
     }
 
     /// ``result(for:headers:options:)``, or, with `queuesWhenOffline` (`client.offline.perform`),
-    /// the id of the offline item the write was stored as instead of sent.
+    /// the id of the offline item the write was stored as instead of sent. A result's data is
+    /// merged into the normalized records, if any, unless `storesRecords` is false (`noCache`).
     func outcome<Operation: GraphQLOperation>(
-        for operation: Operation, headers: HTTPHeaders, options: RequestOptions, queuesWhenOffline: Bool
+        for operation: Operation, headers: HTTPHeaders, options: RequestOptions, queuesWhenOffline: Bool, storesRecords: Bool = true
     ) async throws(NetworkError) -> (result: GraphQLResult<Operation.Data>?, queuedItemID: Int64?) {
         guard Operation.kind != .subscription else {
             throw .invalidRequest("\(Operation.operationName) is a subscription: use subscribe(_:headers:options:stallTimeout:maxPartBytes:)")
@@ -132,6 +140,7 @@ public struct ClientGraphQL: Sendable {
                 (persisted, sendsDocument) = (false, true)
                 continue
             }
+            if storesRecords, let records { records.write(responseBody: response.body, try records.access(operation)) }
             return (result, nil)
         }
     }
@@ -272,7 +281,10 @@ public struct ClientGraphQL: Sendable {
     ) throws(NetworkError) -> (HTTPRequest, RequestOptions, CallSettings) {
         let graphQL = configuration
         let document = try GraphQLDocument.of(Operation.self)
-        let hash = document.hash
+        // With records, objects must name their type (their record key needs it).
+        let sent = configuration.normalizedCache == nil
+            ? GraphQLDocument.Variant(text: Operation.document, json: document.documentJSON, hash: document.hash) : document.typenamed
+        let hash = sent.hash
         let extensions: [String: JSONValue]? = persisted
             ? ["persistedQuery": .object(["version": .number(1), "sha256Hash": .string(hash)])] : nil
         var headers = headers
@@ -285,7 +297,7 @@ public struct ClientGraphQL: Sendable {
         let request: HTTPRequest
         if Operation.kind == .query, graphQL.queriesAsGET {
             var query: [URLQueryItem] = []
-            if sendsDocument { query.append(URLQueryItem(name: "query", value: Operation.document)) }
+            if sendsDocument { query.append(URLQueryItem(name: "query", value: sent.text)) }
             if !document.name.isEmpty { query.append(URLQueryItem(name: "operationName", value: document.name)) }
             if let variables { query.append(URLQueryItem(name: "variables", value: String(decoding: variables, as: UTF8.self))) }
             if let extensions { query.append(URLQueryItem(name: "extensions", value: try Self.json(extensions))) }
@@ -298,9 +310,9 @@ public struct ClientGraphQL: Sendable {
         } else {
             var post = try self.post.get()
             var body = Data()
-            body.reserveCapacity(document.documentJSON.utf8.count + document.nameJSON.utf8.count + (variables?.count ?? 0) + 64)
+            body.reserveCapacity(sent.json.utf8.count + document.nameJSON.utf8.count + (variables?.count ?? 0) + 64)
             body.append(UInt8(ascii: "{"))
-            if sendsDocument { body.append(contentsOf: "\"query\":\(document.documentJSON),".utf8) }
+            if sendsDocument { body.append(contentsOf: "\"query\":\(sent.json),".utf8) }
             if !document.name.isEmpty { body.append(contentsOf: "\"operationName\":\(document.nameJSON),".utf8) }
             if let variables { body.append(contentsOf: "\"variables\":".utf8); body.append(variables); body.append(UInt8(ascii: ",")) }
             if let extensions { body.append(contentsOf: "\"extensions\":\(try Self.json(extensions)),".utf8) }

@@ -17,6 +17,9 @@ public struct GraphQLConfiguration: Sendable {
     /// How subscriptions over a WebSocket transport run: reconnection, `connection_init`'s
     /// payload, timeouts. Default ``GraphQLWebSocketOptions/init()``.
     public var webSocket = GraphQLWebSocketOptions()
+    /// The normalized cache of results (records by object identity, watched queries), or nil
+    /// for none: queries then use the document-level cache only. Default nil.
+    public var normalizedCache: GraphQLNormalizedCacheConfiguration?
 
     /// Creates GraphQL settings; every parameter has its documented default.
     public init(

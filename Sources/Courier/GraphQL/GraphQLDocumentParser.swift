@@ -11,10 +11,11 @@ struct GraphQLDocumentParser {
     private var depth = 0
     static let maximumDepth = 200
 
-    /// The parsed document, or the first syntax error, with its line and column.
-    static func parse(_ document: String) throws(GraphQLSyntaxError) -> GraphQLExecutableDocument {
+    /// The parsed document, or the first syntax error, with its line and column. Without
+    /// `requiringOperation`, a document of fragments only (a ``GraphQLFragment``'s) is one.
+    static func parse(_ document: String, requiringOperation: Bool = true) throws(GraphQLSyntaxError) -> GraphQLExecutableDocument {
         var parser = try GraphQLDocumentParser(document)
-        return try parser.document()
+        return try parser.document(requiringOperation: requiringOperation)
     }
 
     private init(_ document: String) throws(GraphQLSyntaxError) {
@@ -24,7 +25,7 @@ struct GraphQLDocumentParser {
 
     // MARK: Definitions
 
-    private mutating func document() throws(GraphQLSyntaxError) -> GraphQLExecutableDocument {
+    private mutating func document(requiringOperation: Bool) throws(GraphQLSyntaxError) -> GraphQLExecutableDocument {
         var result = GraphQLExecutableDocument(operations: [], fragments: [:])
         var spreads: [(name: String, token: GraphQLLexer.Token)] = []
         repeat {
@@ -45,7 +46,7 @@ struct GraphQLDocumentParser {
             spreads.append(contentsOf: pendingSpreads)
             pendingSpreads = []
         } while token.kind != .end
-        guard !result.operations.isEmpty else { throw error("the document has no operation", at: token) }
+        guard !result.operations.isEmpty || !requiringOperation else { throw error("the document has no operation", at: token) }
         if result.operations.count > 1, result.operations.contains(where: { $0.name == nil }) {
             throw error("an anonymous operation must be the document's only operation", at: token)
         }

@@ -20,7 +20,7 @@ struct GraphQLRecordReader: Sendable {
     }
 
     /// What a read gives: the JSON of `data`, and the record fields read.
-    struct Answer: Equatable {
+    struct Answer: Equatable, Sendable {
         let data: JSONValue
         let dependencies: Set<GraphQLRecord.FieldKey>
     }

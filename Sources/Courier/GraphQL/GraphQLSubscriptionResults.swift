@@ -73,8 +73,17 @@ public struct GraphQLSubscriptionResults<Subscription: GraphQLSubscription>: Asy
             self.results = results
         }
 
-        /// The next result; `nil` once the subscription ended.
+        /// The next result; `nil` once the subscription ended. Its data is merged into the
+        /// normalized records, if any.
         public mutating func next() async throws(NetworkError) -> Element? {
+            guard let result = try await nextResult() else { return nil }
+            if let records = results.graphQL.records {
+                records.write(responseBody: result.response.body, try records.access(results.subscription))
+            }
+            return result
+        }
+
+        private mutating func nextResult() async throws(NetworkError) -> Element? {
             while true {
                 if !ready.isEmpty { return ready.removeFirst() }
                 if let failure {

@@ -22,7 +22,7 @@ Around Strawberry, a small ASGI layer adds:
   ``routes`` (by route below: ``requests``, ``documents``, ``hashOnly``, ``persisted``);
 * ``GET /__wait?field=<name>&count=<n>``: answers once ``executions[name]`` reaches n;
 * ``GET /__release``: ``slowHero`` with the episode ``HELD`` answers from then on (until then
-  it waits; other episodes take 0.5 s);
+  it waits; other episodes take 0.5 s), and so does ``renameHero`` to ``fail`` (with an error);
 * servers as others answer, each at ``/<route>/graphql`` in front of the same schema:
   ``ariadne`` answers a response without data as GraphQL over HTTP does
   (``application/graphql-response+json``, status 400: Ariadne's default); ``noapq`` has no
@@ -141,6 +141,19 @@ class Query:
 @strawberry.type
 class Mutation:
     @strawberry.mutation
+    async def rename_hero(self, id: strawberry.ID, name: str) -> Optional[Hero]:
+        """Renames a hero (for the normalized cache's tests): the answer carries its identity.
+        The name ``fail`` is refused with an error, once ``GET /__release`` came."""
+        EXECUTIONS["renameHero"] += 1
+        if name == "fail":
+            await HELD.wait()
+            raise Exception("the name was refused")
+        if str(id) not in HEROES:
+            return None
+        HEROES[str(id)] = name
+        return Hero(id=id, name=name)
+
+    @strawberry.mutation
     def add_review(self, stars: int, text: str) -> int:
         EXECUTIONS["addReview"] += 1
         REVIEWS.append((stars, text))
@@ -151,6 +164,14 @@ class Mutation:
 
 @strawberry.type
 class Subscription:
+    @strawberry.subscription
+    async def hero_renamed(self, id: strawberry.ID, names: List[str]) -> AsyncGenerator[Hero, None]:
+        """Renames a hero to each of ``names`` in turn, an event each (the normalized cache's tests)."""
+        EXECUTIONS["heroRenamed"] += 1
+        for name in names:
+            HEROES[str(id)] = name
+            yield Hero(id=id, name=name)
+
     @strawberry.subscription
     async def countdown(self, start: int, interval: float = 0.01) -> AsyncGenerator[int, None]:
         EXECUTIONS["countdown"] += 1

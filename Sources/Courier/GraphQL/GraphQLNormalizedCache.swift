@@ -1,0 +1,265 @@
+import Foundation
+
+/// The client's normalized records and who watches them: one ``GraphQLRecordStore`` (a pure
+/// value) under one lock, shared by every copy of ``ClientGraphQL``.
+///
+/// A lock, not an actor: reads are synchronous (``ClientGraphQL/read(_:)``, a watcher's re-read,
+/// `cacheFirst`'s hit) and only copy the records out (a copy-on-write dictionary: no work under
+/// the lock), then walk them outside it; a write merges under the lock and resumes the watchers
+/// it concerns after it. No read waits for a message or a hop to another executor.
+///
+/// A watcher's read and the record fields it then depends on are recorded together: the read
+/// is done outside the lock, and its dependencies are kept only if no write came in between
+/// (a version counter says), else the read is done again. So no write is missed between a read and
+/// the watch that follows it.
+///
+/// The records are the signed-in identity's: when the identity differs from the one the records
+/// were last used under (sign-out, another user), they are dropped before anything is read or
+/// written, and every watcher re-reads (and misses), so no user sees another's data.
+final class GraphQLNormalizedCache: Sendable {
+    let configuration: GraphQLNormalizedCacheConfiguration
+    /// The signed-in identity now (nil when signed out, or without a session).
+    private let identity: @Sendable () -> String?
+    private let state = Locked(State())
+
+    private struct State: Sendable {
+        var store = GraphQLRecordStore()
+        /// Each watcher's wake-up signal: one pending signal is enough (the watcher re-reads).
+        var signals: [GraphQLRecordStore.WatcherID: AsyncStream<Void>.Continuation] = [:]
+        var nextID = 0
+        /// Counts changes, so a read outside the lock knows whether a write came in meanwhile.
+        var version = 0
+        /// The identity the records belong to.
+        var identity: String?
+    }
+
+    /// What an operation's records are walked with: its selections under its variables, from its
+    /// root record.
+    struct Access: Sendable {
+        let collector: GraphQLSelectionCollector
+        let selections: [GraphQLExecutableDocument.Selection]
+        let rootKey: String
+        let rootType: String
+    }
+
+    init(configuration: GraphQLNormalizedCacheConfiguration, identity: @escaping @Sendable () -> String? = { nil }) {
+        self.configuration = configuration
+        self.identity = identity
+    }
+
+    /// Runs `body` on the state under the lock, after dropping the records of an identity that
+    /// is no longer the signed-in one (and waking every watcher).
+    private func locked<T>(_ body: (inout State) -> T) -> T {
+        let identity = identity()
+        let (value, woken) = state.withLock { state -> (T, [AsyncStream<Void>.Continuation]) in
+            var woken: [AsyncStream<Void>.Continuation] = []
+            if state.identity != identity {
+                state.identity = identity
+                woken = state.store.clear().compactMap { state.signals[$0] }
+                state.version += 1
+            }
+            return (body(&state), woken)
+        }
+        for signal in woken { signal.yield() }
+        return value
+    }
+
+    /// How `operation` (with its variables) reads and writes records.
+    func access<Operation: GraphQLOperation>(_ operation: Operation) throws(NetworkError) -> Access {
+        let document = try GraphQLDocument.of(Operation.self)
+        var variables: [String: JSONValue] = [:]
+        if let json = try GraphQLRequestBody.variablesJSON(operation.variables) {
+            do {
+                variables = try JSONDecoder().decode([String: JSONValue].self, from: json)
+            } catch {
+                throw .encodingError(underlying: error)
+            }
+        }
+        // A variable left out takes its default, as the server does: the same field, the same key.
+        let literals = GraphQLSelectionCollector(fragments: [:], variables: [:], possibleTypes: [:])
+        for definition in document.operation.variables where variables[definition.name] == nil {
+            if let value = definition.defaultValue { variables[definition.name] = literals.resolve(value) }
+        }
+        return Access(
+            collector: GraphQLSelectionCollector(
+                fragments: document.parsed.fragments, variables: variables, possibleTypes: configuration.possibleTypes),
+            selections: document.operation.selections, rootKey: GraphQLRecord.rootKey(of: Operation.kind),
+            rootType: GraphQLRecord.rootType(of: Operation.kind))
+    }
+
+    /// How `Fragment` reads and writes the record `key`.
+    func access<Fragment: GraphQLFragment>(_ type: Fragment.Type, record key: String) throws(NetworkError) -> Access {
+        let parsed: GraphQLExecutableDocument
+        do {
+            parsed = try GraphQLDocumentParser.parse(Fragment.document, requiringOperation: false)
+        } catch {
+            throw .invalidRequest("the document of \(Fragment.self) does not parse: \(error)")
+        }
+        guard let fragment = parsed.fragments[Fragment.fragmentName] else {
+            throw .invalidRequest("the document of \(Fragment.self) has no fragment named \"\(Fragment.fragmentName)\": give fragmentName")
+        }
+        return Access(
+            collector: GraphQLSelectionCollector(fragments: parsed.fragments, variables: [:], possibleTypes: configuration.possibleTypes),
+            selections: fragment.selections, rootKey: key, rootType: fragment.typeCondition)
+    }
+
+    // MARK: Writes
+
+    /// Merges an operation's `data` into the records and wakes the watchers whose fields
+    /// changed; returns them.
+    @discardableResult
+    func write(_ data: [String: JSONValue], _ access: Access) -> Set<GraphQLRecordStore.WatcherID> {
+        write(records: normalize(data, access))
+    }
+
+    /// The records `data` holds as `access`'s operation's answer, not yet merged.
+    func normalize(_ data: [String: JSONValue], _ access: Access) -> [String: GraphQLRecord] {
+        let configuration = configuration
+        let normalizer = GraphQLNormalizer(collector: access.collector) { configuration.recordKey(typename: $0, object: $1) }
+        return normalizer.normalize(data, selections: access.selections, rootKey: access.rootKey, rootType: access.rootType)
+    }
+
+    /// Merges `records` (a transaction's writes) and wakes the watchers whose fields changed.
+    @discardableResult
+    func write(records: [String: GraphQLRecord]) -> Set<GraphQLRecordStore.WatcherID> {
+        change { $0.write(records) }
+    }
+
+    /// The records as reads see them, to read from outside the lock.
+    var snapshot: [String: GraphQLRecord] { locked { $0.store.records } }
+
+    /// Adds an optimistic layer of `records` over the server's, which watchers see at once;
+    /// returns its id, to remove it with ``removeLayer(_:)``.
+    func addLayer(_ records: [String: GraphQLRecord]) -> Int {
+        let (id, woken) = locked { state -> (Int, [AsyncStream<Void>.Continuation]) in
+            state.nextID += 1
+            let id = state.nextID
+            let ids = state.store.addLayer(id, records)
+            state.version += 1
+            return (id, ids.compactMap { state.signals[$0] })
+        }
+        for signal in woken { signal.yield() }
+        return id
+    }
+
+    /// Removes optimistic layer `id`: the watchers of what it covered see the server's records.
+    func removeLayer(_ id: Int) {
+        change { $0.removeLayer(id) }
+    }
+
+    /// Merges the `data` of a response's body (`{"data": …}`, or a multipart subscription part's
+    /// `{"payload": {"data": …}}`); a body without data changes nothing.
+    func write(responseBody body: Data, _ access: Access) {
+        guard let data = Self.data(in: body) else { return }
+        write(data, access)
+    }
+
+    /// Removes a record, or one field of it; its watchers re-read (and miss).
+    func evict(record: String, field: String?) {
+        change { $0.evict(record: record, field: field) }
+    }
+
+    /// Removes every record; every watcher re-reads.
+    func clear() {
+        change { $0.clear() }
+    }
+
+    @discardableResult
+    private func change(_ body: (inout GraphQLRecordStore) -> Set<GraphQLRecordStore.WatcherID>) -> Set<GraphQLRecordStore.WatcherID> {
+        let (ids, woken) = locked { state -> (Set<GraphQLRecordStore.WatcherID>, [AsyncStream<Void>.Continuation]) in
+            let ids = body(&state.store)
+            state.version += 1
+            return (ids, ids.compactMap { state.signals[$0] })
+        }
+        for signal in woken { signal.yield() }
+        return ids
+    }
+
+    // MARK: Reads
+
+    /// The operation answered from the records, or the miss that names the field they lack.
+    func read(_ access: Access) -> Result<GraphQLRecordReader.Answer, GraphQLRecordReader.Miss> {
+        Self.read(access, from: locked { $0.store.records })
+    }
+
+    static func read(_ access: Access, from records: [String: GraphQLRecord]) -> Result<GraphQLRecordReader.Answer, GraphQLRecordReader.Miss> {
+        do throws(GraphQLRecordReader.Miss) {
+            return .success(try GraphQLRecordReader(collector: access.collector).read(
+                access.selections, rootKey: access.rootKey, rootType: access.rootType, from: records))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: Watchers
+
+    /// A new watcher: its id, and the signal that wakes it when a field it read changes.
+    func register() -> (GraphQLRecordStore.WatcherID, AsyncStream<Void>) {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state in
+            state.nextID += 1
+            state.signals[state.nextID] = continuation
+            return state.nextID
+        }
+        return (id, stream)
+    }
+
+    /// Forgets watcher `id` and ends its signal.
+    func unregister(_ id: GraphQLRecordStore.WatcherID) {
+        let signal = state.withLock { state in
+            state.store.unwatch(id)
+            return state.signals.removeValue(forKey: id)
+        }
+        signal?.finish()
+    }
+
+    /// Reads for watcher `id` and makes what it read (up to a miss) its dependencies.
+    func readAndWatch(_ id: GraphQLRecordStore.WatcherID, _ access: Access) -> Result<GraphQLRecordReader.Answer, GraphQLRecordReader.Miss> {
+        while true {
+            let (records, version) = locked { ($0.store.records, $0.version) }
+            let outcome = Self.read(access, from: records)
+            let dependencies = switch outcome {
+            case .success(let answer): answer.dependencies
+            case .failure(let miss): miss.dependencies
+            }
+            let kept = state.withLock { state -> Bool in
+                guard state.version == version else { return false }
+                if state.signals[id] != nil { state.store.watch(id, reading: dependencies) }
+                return true
+            }
+            if kept { return outcome }
+        }
+    }
+
+    // MARK: JSON
+
+    private struct Body: Decodable {
+        let data: [String: JSONValue]?
+        let payload: Payload?
+
+        struct Payload: Decodable {
+            let data: [String: JSONValue]?
+        }
+    }
+
+    /// The `data` object of a response's body.
+    static func data(in body: Data) -> [String: JSONValue]? {
+        guard let decoded = try? JSONDecoder().decode(Body.self, from: body) else { return nil }
+        return decoded.data ?? decoded.payload?.data
+    }
+
+    /// `json` (an answer from the records) decoded as an operation's `Data`.
+    static func decode<Value: Decodable>(_ type: Value.Type, from json: JSONValue) throws(NetworkError) -> Value {
+        let bytes: Data
+        do {
+            bytes = try JSONEncoder().encode(json)
+        } catch {
+            throw .encodingError(underlying: error)
+        }
+        do {
+            return try JSONDecoder().decode(type, from: bytes)
+        } catch {
+            throw .decodingError(underlying: error, bodyPrefix: String(decoding: bytes.prefix(256), as: UTF8.self))
+        }
+    }
+}
