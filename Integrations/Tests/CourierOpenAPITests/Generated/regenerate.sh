@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Regenerates Types.swift and Client.swift beside this script from openapi.yaml, with
+# swift-openapi-generator 1.14.3 built in a throwaway package under /tmp: the integrations
+# package does not depend on the generator (CI never builds it), it only compiles its output.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+tool=/tmp/courier-openapi-generator
+mkdir -p "$tool"
+cat > "$tool/Package.swift" <<'PACKAGE'
+// swift-tools-version:6.2
+import PackageDescription
+let package = Package(
+    name: "generator",
+    dependencies: [.package(url: "https://github.com/apple/swift-openapi-generator", exact: "1.14.3")],
+    targets: []
+)
+PACKAGE
+(cd "$tool" && swift build -c release --product swift-openapi-generator)
+"$tool/.build/release/swift-openapi-generator" generate \
+    --config "$here/openapi-generator-config.yaml" \
+    --output-directory "$here" \
+    "$here/openapi.yaml"
