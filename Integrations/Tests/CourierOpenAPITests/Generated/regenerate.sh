@@ -4,7 +4,8 @@
 # package does not depend on the generator (CI never builds it), it only compiles its output.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-tool=/tmp/courier-openapi-generator
+# GENERATOR_PACKAGE: a folder to build the generator in (kept between runs).
+tool="${GENERATOR_PACKAGE:-/tmp/courier-openapi-generator}"
 mkdir -p "$tool"
 cat > "$tool/Package.swift" <<'PACKAGE'
 // swift-tools-version:6.2
