@@ -30,6 +30,8 @@ let package = Package(
         // output is committed: Tests/CourierOpenAPITests/Generated/README.md).
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Only for the benchmark's comparison row (courier-openapi-bench).
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     ],
     targets: [
         .target(name: "CourierLogging", dependencies: [
@@ -53,6 +55,18 @@ let package = Package(
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
+        // The generated client over CourierTransport and over swift-openapi-urlsession, against
+        // the repository's nginx; its client is generated as the tests' is (README.md there).
+        .executableTarget(
+            name: "courier-openapi-bench",
+            dependencies: [
+                "CourierOpenAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
+            path: "Benchmarks/courier-openapi-bench",
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
+        ),
         .testTarget(name: "CourierIntegrationsTests", dependencies: [
             "CourierLogging", "CourierMetrics", "CourierTracing", "CourierServiceLifecycle",
             .product(name: "CourierTesting", package: courier),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates Types.swift and Client.swift beside this script from openapi.yaml, with
+# Regenerates the generated Swift files beside this script from openapi.yaml (and those of
+# Benchmarks/courier-openapi-bench from its own openapi.yaml), with
 # swift-openapi-generator 1.14.3 built in a throwaway package under /tmp: the integrations
 # package does not depend on the generator (CI never builds it), it only compiles its output.
 set -euo pipefail
@@ -17,7 +18,9 @@ let package = Package(
 )
 PACKAGE
 (cd "$tool" && swift build -c release --product swift-openapi-generator)
-"$tool/.build/release/swift-openapi-generator" generate \
-    --config "$here/openapi-generator-config.yaml" \
-    --output-directory "$here" \
-    "$here/openapi.yaml"
+for folder in "$here" "$here/../../../Benchmarks/courier-openapi-bench"; do
+    "$tool/.build/release/swift-openapi-generator" generate \
+        --config "$folder/openapi-generator-config.yaml" \
+        --output-directory "$folder" \
+        "$folder/openapi.yaml"
+done
