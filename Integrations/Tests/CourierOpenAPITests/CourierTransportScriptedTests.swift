@@ -192,7 +192,7 @@ import Testing
         await api.shutdown()
     }
 
-    @Test("a write of an operation that queues offline is stored while offline (202 naming the item) and replayed when the queue syncs")
+    @Test("a write of an operation that queues offline is stored while offline (202 naming the item) and replayed when the queue syncs; online it is sent at once")
     func offlineWriteReplayed() async throws {
         let server = try await LoopbackServer.start(script: "scripted_server.py")
         defer { server.stop() }
@@ -220,6 +220,7 @@ import Testing
         #expect(try await control.requests(path: "/users").isEmpty)
 
         try api.connectivity.report(.online)
+        for await change in changes where change.state == .online { break }
         _ = try await api.offline.sync()
 
         let sent = try await control.requests(path: "/users")
@@ -227,6 +228,9 @@ import Testing
         let json = try sent.first.map { try JSONSerialization.jsonObject(with: $0.body) as? [String: String] }
         #expect(json == ["name": "Lin"])
         #expect(try await api.offline.items().contains { $0.id == item } == false)
+        // Online, the same operation is sent at once and answers as the server did.
+        #expect(try await client.createUser(body: .json(.init(name: "Lin"))).created.body.json.id == 3)
+        #expect(try await control.requests(path: "/users").count == 2)
         await api.shutdown()
     }
 }
