@@ -65,7 +65,7 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
             path: "Benchmarks/courier-openapi-bench",
-            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml", "RESULTS.md"]
         ),
         .testTarget(name: "CourierIntegrationsTests", dependencies: [
             "CourierLogging", "CourierMetrics", "CourierTracing", "CourierServiceLifecycle",
