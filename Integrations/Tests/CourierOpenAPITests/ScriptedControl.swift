@@ -12,6 +12,7 @@ struct ScriptedControl: Sendable {
         var body: String?
         var headerList: [[String]]?
         var stream: Stream?
+        var hold: Bool?
         var whenHeader: [String]?
         var otherwise: [Reply]?
 
@@ -61,6 +62,22 @@ struct ScriptedControl: Sendable {
     /// The requests to `path` so far (the query ignored), in arrival order.
     func requests(path: String) async throws -> [Received] {
         try JSONDecoder().decode([Received].self, from: try await control("GET", "requests", query: "path=\(path)"))
+    }
+
+    /// Waits (on the server, up to 30 s) until `count` requests to `path` have arrived.
+    func waitForRequests(path: String, count: Int) async throws {
+        _ = try await control("GET", "wait", query: "path=\(path)&count=\(count)&timeout=30")
+    }
+
+    /// Waits (on the server, up to 30 s) until the client of a held request on `path` went
+    /// away; `false` if it did not.
+    func waitForDisconnect(path: String) async throws -> Bool {
+        do {
+            _ = try await control("GET", "wait-disconnect", query: "path=\(path)&timeout=30")
+            return true
+        } catch is LoopbackServer.StartFailure {
+            return false
+        }
     }
 
     /// Lets the next gated chunk on `path` go out.
