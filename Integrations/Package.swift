@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
         .library(name: "CourierTracing", targets: ["CourierTracing"]),
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
     ],
     dependencies: [
         .package(path: ".."),
@@ -25,6 +26,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The runtime generated clients call; the generator itself is not a dependency (its
+        // output is committed: Tests/CourierOpenAPITests/Generated/README.md).
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Only for the benchmark's comparison row (courier-openapi-bench).
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     ],
     targets: [
         .target(name: "CourierLogging", dependencies: [
@@ -43,6 +50,23 @@ let package = Package(
             .product(name: "Courier", package: courier),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .target(name: "CourierOpenAPI", dependencies: [
+            .product(name: "Courier", package: courier),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
+        // The generated client over CourierTransport and over swift-openapi-urlsession, against
+        // the repository's nginx; its client is generated as the tests' is (README.md there).
+        .executableTarget(
+            name: "courier-openapi-bench",
+            dependencies: [
+                "CourierOpenAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
+            path: "Benchmarks/courier-openapi-bench",
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml", "RESULTS.md"]
+        ),
         .testTarget(name: "CourierIntegrationsTests", dependencies: [
             "CourierLogging", "CourierMetrics", "CourierTracing", "CourierServiceLifecycle",
             .product(name: "CourierTesting", package: courier),
@@ -51,6 +75,16 @@ let package = Package(
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: [
+                "CourierOpenAPI",
+                .product(name: "CourierTesting", package: courier),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml", "Generated/README.md", "Generated/regenerate.sh"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
