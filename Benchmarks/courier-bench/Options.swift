@@ -29,6 +29,9 @@ struct Options {
         case webSocketRaw = "websocket-raw"
         /// The raw loop behind a task's two hand-offs (`HandedOffWebSocket`).
         case webSocketHandOff = "websocket-handoff"
+        /// Issue 38's scenarios (slow tail with hedging, outage with a breaker) in real time, in
+        /// memory (`ResilienceScenarios`); `--quick` shortens them.
+        case resilience
     }
 
     /// The parts of a run against a server (`--only`).
@@ -126,7 +129,7 @@ struct Options {
                 options.messageBytes = count
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
-                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport, raw-curl, websocket, websocket-raw or websocket-handoff")
+                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport, raw-curl, websocket, websocket-raw, websocket-handoff or resilience")
                 }
                 options.profile = path
             case "--requests":
@@ -142,6 +145,7 @@ struct Options {
                            courier-bench --self-test
                            courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|graphql|graphql-post|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
                            courier-bench --profile websocket|websocket-raw|websocket-handoff [--requests N] [--message-bytes N] [--websocket-port N]
+                           courier-bench --profile resilience [--quick]
                            courier-bench --websocket-echo-server   # the WebSocket rows' echo server alone; prints its port
                     """)
                 exit(0)

@@ -12,8 +12,9 @@ public struct HedgingPolicy: Sendable, Equatable {
     public enum Delay: Sendable, Equatable {
         /// A fixed time after the attempt started.
         case fixed(Duration)
-        /// The `percentile` (0 to 1, e.g. 0.9) of the origin's last `window` answered attempts'
-        /// latencies; `fallback` until `minimumSamples` of them are known.
+        /// Just past the `percentile` (0 to 1, e.g. 0.9) of the origin's last `window` answered
+        /// attempts' latencies, so an attempt as quick as the percentile is not hedged;
+        /// `fallback` until `minimumSamples` of them are known.
         case percentile(Double, window: Int = 100, minimumSamples: Int = 20, fallback: Duration)
     }
 
