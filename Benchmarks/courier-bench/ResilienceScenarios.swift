@@ -50,6 +50,98 @@ enum ResilienceScenarios {
     static func run(quick: Bool) async {
         await slowTail(calls: quick ? 500 : 2_000)
         await outage(seconds: quick ? 3 : 10, calls: quick ? 300 : 1_000)
+        await saturation(seconds: quick ? 1 : 5)
+    }
+
+    /// A server of capacity 2,000 requests/s: two workers of 1 ms each, taking requests in
+    /// arrival order, so its latency grows with its queue.
+    final class QueueingServer: HTTPTransport, Sendable {
+        private let freeAt = Mutex<[ContinuousClock.Instant]>([])
+        private let clock = ContinuousClock()
+
+        func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
+            let now = clock.now
+            let done = freeAt.withLock { workers -> ContinuousClock.Instant in
+                if workers.isEmpty { workers = [now, now] }
+                let index = workers[0] <= workers[1] ? 0 : 1
+                let finish = max(workers[index], now) + .milliseconds(1)
+                workers[index] = finish
+                return finish
+            }
+            do {
+                try await clock.sleep(until: done)
+            } catch {
+                throw .cancelled
+            }
+            return HTTPResponse(status: 200, headers: [:], body: Data())
+        }
+    }
+
+    /// 4,000 calls/s offered for `seconds` (open loop; a fifth interactive, two fifths default,
+    /// two fifths background) to the 2,000/s server, under the fixed limit (64 running, 1,024
+    /// waiting) and under the adaptive limit (Vegas, 1…200, 1,024 waiting).
+    static func saturation(seconds: Int) async {
+        struct Outcome: Sendable {
+            var done = 0
+            var shed: [RequestPriority: Int] = [:]
+            var interactive: [Duration] = []
+        }
+        func run(_ adaptive: ConcurrencyLimitPolicy?) async -> (goodput: Double, p99: Double, shed: [RequestPriority: Int]) {
+            var configuration = APIClient.Configuration(baseURL: URL(string: "https://model.test")!, transport: QueueingServer(), retryPolicy: .never)
+            configuration.limits.adaptive = adaptive
+            let client = APIClient(configuration: configuration)
+            let events = client.events(buffer: 100_000)
+            let limits = Task {
+                var limits: [Int] = []
+                for await event in events { if case .concurrencyLimitChanged(_, _, let limit) = event { limits.append(limit) } }
+                return limits
+            }
+            let clock = ContinuousClock()
+            let calls = 4_000 * seconds
+            let start = clock.now
+            let outcome = await withTaskGroup(of: (RequestPriority, Duration?, Bool).self, returning: Outcome.self) { group in
+                for index in 0..<calls {
+                    let due = start + .microseconds(250) * index
+                    try? await clock.sleep(until: due)
+                    let priority: RequestPriority = index % 5 == 0 ? .interactive : index % 5 < 3 ? .default : .background
+                    group.addTask {
+                        let endpoint = Endpoint<EmptyResponse>(path: "work", options: RequestOptions(priority: priority))
+                        do throws(NetworkError) {
+                            _ = try await client.data(for: endpoint)
+                            return (priority, clock.now - due, false)
+                        } catch .overloaded {
+                            return (priority, nil, true)
+                        } catch {
+                            return (priority, nil, false)
+                        }
+                    }
+                }
+                var outcome = Outcome()
+                for await (priority, latency, shed) in group {
+                    if shed { outcome.shed[priority, default: 0] += 1 }
+                    guard let latency else { continue }
+                    outcome.done += 1
+                    if priority == .interactive { outcome.interactive.append(latency) }
+                }
+                return outcome
+            }
+            let elapsed = clock.now - start
+            await client.shutdown()
+            let seen = await limits.value
+            if adaptive != nil { print("  the adaptive limit changed \(seen.count) times, between \(seen.min() ?? 0) and \(seen.max() ?? 0)") }
+            let sorted = outcome.interactive.sorted()
+            let p99 = sorted.isEmpty ? 0 : sorted[Int((Double(sorted.count - 1) * 0.99).rounded(.up))].inMilliseconds
+            return (Double(outcome.done) / (elapsed.inMilliseconds / 1_000), p99, outcome.shed)
+        }
+        func shed(_ counts: [RequestPriority: Int]) -> String {
+            "shed background \(counts[.background] ?? 0), default \(counts[.default] ?? 0), interactive \(counts[.interactive] ?? 0)"
+        }
+        let fixed = await run(nil)
+        let adaptive = await run(ConcurrencyLimitPolicy())
+        print(String(format: "resilience: saturation, 4,000 calls/s for %d s to a 2,000/s server (1 ms unloaded; 1/5 interactive, 2/5 background)", seconds))
+        print(String(format: "  fixed 64     goodput %6.0f/s (%.2f× capacity)   interactive p99 %7.2f ms   ", fixed.goodput, fixed.goodput / 2_000, fixed.p99) + shed(fixed.shed))
+        print(String(format: "  adaptive     goodput %6.0f/s (%.2f× capacity)   interactive p99 %7.2f ms   ", adaptive.goodput, adaptive.goodput / 2_000, adaptive.p99)
+              + shed(adaptive.shed) + "  (target: goodput >= 0.9×, p99 <= 3 ms, background shed first)")
     }
 
     /// `calls` GETs at concurrency 8, 5 % of them answered in 200 ms and the rest in 1 ms, once
@@ -57,7 +149,7 @@ enum ResilienceScenarios {
     static func slowTail(calls: Int) async {
         func run(_ hedging: HedgingPolicy?) async -> (p50: Double, p99: Double, extra: Double) {
             let server = ModelServer(seed: 38, slowPercent: 5)
-            var configuration = APIClient.Configuration(baseURL: URL(string: "http://model.test")!, transport: server, retryPolicy: .never)
+            var configuration = APIClient.Configuration(baseURL: URL(string: "https://model.test")!, transport: server, retryPolicy: .never)
             configuration.hedging = hedging
             let client = APIClient(configuration: configuration)
             let clock = ContinuousClock()
@@ -96,7 +188,7 @@ enum ResilienceScenarios {
         let start = clock.now
         let end = start + .seconds(seconds)
         let server = ModelServer(seed: 7, slowPercent: 0) { clock.now < end }
-        var configuration = APIClient.Configuration(baseURL: URL(string: "http://model.test")!, transport: server, retryPolicy: .never)
+        var configuration = APIClient.Configuration(baseURL: URL(string: "https://model.test")!, transport: server, retryPolicy: .never)
         configuration.circuitBreaker = CircuitBreakerPolicy(minimumCalls: 10, openDuration: .seconds(2), openJitter: 0.2, halfOpenProbes: 1)
         let client = APIClient(configuration: configuration)
         var refused: [Duration] = []
