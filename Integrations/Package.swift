@@ -78,8 +78,9 @@ let package = Package(
         .testTarget(
             name: "CourierOpenAPITests",
             dependencies: [
-                "CourierOpenAPI",
+                "CourierOpenAPI", "CourierMetrics",
                 .product(name: "CourierTesting", package: courier),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

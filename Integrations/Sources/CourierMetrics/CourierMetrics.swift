@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// | metric | kind | dimensions | from |
 /// |---|---|---|---|
-/// | `courier_requests_total` | counter | `method`, `host`, `status_class` (`2xx`…`5xx`, `error`) | `client.events()` |
+/// | `courier_requests_total` | counter | `method`, `host`, `operation` (a call with an operation name), `status_class` (`2xx`…`5xx`, `error`) | `client.events()` |
 /// | `courier_request_duration_seconds` | timer | `method`, `host`, `status_class` | `client.events()` |
 /// | `courier_request_retries_total` | counter | `method`, `host` | `client.events()` |
 /// | `courier_request_hedges_total` | counter | `method`, `host` | `client.events()` |
@@ -39,7 +39,10 @@ import Synchronization
 /// counts in `courier_cache_hits_total`), and requests coalesced onto one fetch count once. The
 /// cache's counters are not published as events, so they are polled (``pollStats()``) and
 /// exported as the increase since the previous poll. `host` takes the first ``maxHosts`` hosts
-/// seen, then `_other`; `method` the standard methods, then `_OTHER`.
+/// seen, then `_other`; `method` the standard methods, then `_OTHER`. A call with a
+/// ``RequestOptions/operationName`` (a generated OpenAPI client's `operationID`, set by
+/// `CourierOpenAPI`) also has an `operation` label on its request metrics: the first 256
+/// names seen, then `_other`.
 public final class CourierMetrics: Sendable {
     /// The prefix of every metric's label. Default `courier`.
     public let prefix: String
@@ -141,8 +144,8 @@ public final class CourierMetrics: Sendable {
         var labels = RequestLabels(maxHosts: maxHosts)
         for await event in events {
             switch event {
-            case .started(let id, let method, let url):
-                labels.start(id, method: method, url: url)
+            case .started(let id, let method, let url, let operation):
+                labels.start(id, method: method, url: url, operation: operation)
             case .attempt, .redirected, .servedFromCache:
                 // Cache hits are counted from the cache's own counters (`pollStats`).
                 break

@@ -27,7 +27,8 @@ public import OpenAPIRuntime
 ///   throw Courier's ``NetworkError``; the runtime wraps it as the `underlyingError` of its
 ///   `ClientError`.
 /// - Each call carries its ``OpenAPIOperation`` in ``RequestOptions/tags``, so interceptors see
-///   the `operationID`.
+///   the `operationID`; it is also the call's ``RequestOptions/operationName``, so the `started`
+///   event names it and `CourierMetrics` labels the call's metrics with it (`operation`).
 /// - Options per operation (``OperationOptions``) come from ``options`` by `operationID`, else
 ///   ``defaultOptions``.
 ///
@@ -62,6 +63,8 @@ public struct CourierTransport: ClientTransport {
         let settings = options[operationID] ?? defaultOptions
         var callOptions = settings.request
         callOptions.tags[OpenAPIOperation.self] = OpenAPIOperation(id: operationID)
+        // The operation, not the path, is what metrics and events name the call by.
+        callOptions.operationName = callOptions.operationName ?? operationID
         let hasBody = !Self.hasNoResponseBody(request.method)
         do throws(NetworkError) {
             let outgoing = try Self.courierRequest(request, body: body, baseURL: baseURL)

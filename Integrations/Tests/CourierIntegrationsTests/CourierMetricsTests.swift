@@ -42,6 +42,24 @@ import Testing
         #expect(!values.contains { $0.contains("/") || $0.contains("#") })
     }
 
+    @Test("a call's operation name is an operation label on its request metrics; a call without one has none")
+    func operationLabel() async throws {
+        let metrics = TestMetrics()
+        let transport = ScriptedTransport(fallback: .status(200))
+        let client = APIClient(configuration: configuration(transport))
+        let exporter = CourierMetrics(client: client, factory: metrics)
+        let exported = Task { await exporter.run(pollingEvery: nil) }
+        _ = try await client.data(for: Endpoint<EmptyResponse>(path: "users/1", version: .v1, options: RequestOptions(operationName: "getUser")))
+        _ = try await client.data(for: Endpoint<EmptyResponse>(path: "users/2", version: .v1, options: RequestOptions(operationName: "getUser")))
+        _ = try await client.data(for: Endpoint<EmptyResponse>(path: "users/3", version: .v1))
+        await client.shutdown()
+        await exported.value
+        let get = [("method", "GET"), ("host", "api.example.com")]
+        #expect(metrics.counterTotal(label: "courier_requests_total", dimensions: get + [("operation", "getUser"), ("status_class", "2xx")]) == 2)
+        let unnamed = metrics.counters(label: "courier_requests_total").filter { !$0.dimensions.contains { $0.0 == "operation" } }
+        #expect(unnamed.map(\.totalValue) == [1])
+    }
+
     @Test("hosts past the limit share one label; unknown methods are _OTHER")
     func boundedLabels() async throws {
         let metrics = TestMetrics()

@@ -1,7 +1,9 @@
 import Courier
+import CourierMetrics
 import CourierOpenAPI
 import Foundation
 import HTTPTypes
+import MetricsTestKit
 import OpenAPIRuntime
 import Testing
 
@@ -29,6 +31,34 @@ import Testing
         // The runtime's middleware ran first: Courier's interceptor saw its header.
         #expect(await seen.headers.first?["X-Middleware"] == "getUser")
         await api.shutdown()
+    }
+
+    @Test("the operationID names the call in its started event and labels its metrics (operation), not its path")
+    func operationInEventsAndMetrics() async throws {
+        let server = try await LoopbackServer.start(script: "scripted_server.py")
+        defer { server.stop() }
+        let control = ScriptedControl(baseURL: server.baseURL)
+        try await control.script("/users/7", [.json(200, #"{"id":7,"name":"Bo"}"#)])
+        let metrics = TestMetrics()
+        let api = courierClient(server.baseURL)
+        let events = api.events()
+        let exporter = CourierMetrics(client: api, factory: metrics)
+        let exported = Task { await exporter.run(pollingEvery: nil) }
+        let client = generatedClient(server.baseURL, CourierTransport(client: api))
+
+        _ = try await client.getUser(path: .init(userId: 7), query: .init())
+        await api.shutdown()
+        await exported.value
+
+        var operations: [String?] = []
+        for await event in events { if case .started(_, _, _, let operation) = event { operations.append(operation) } }
+        #expect(operations == ["getUser"])
+        let labelled = metrics.counters(label: "courier_requests_total").filter { counter in
+            counter.dimensions.contains { $0.0 == "operation" && $0.1 == "getUser" }
+        }
+        #expect(labelled.map(\.totalValue) == [1])
+        // No label carries the path.
+        #expect(!metrics.counters.flatMap { $0.dimensions.map(\.1) }.contains { $0.contains("/") })
     }
 
     @Test("repeated response header fields reach the runtime one field each, in order")

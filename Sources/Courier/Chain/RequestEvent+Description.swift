@@ -3,8 +3,8 @@ extension RequestEvent: CustomStringConvertible {
     /// description: `#3 finished: 200 after 2 attempts in 340 ms`.
     public var description: String {
         switch self {
-        case .started(let id, let method, let url):
-            "\(id) started: \(method) \(url)"
+        case .started(let id, let method, let url, let operation):
+            "\(id) started: \(method) \(url)" + (operation.map { " (\($0))" } ?? "")
         case .attempt(let id, let number):
             "\(id) attempt \(number)"
         case .redirected(let id, let status, let url):

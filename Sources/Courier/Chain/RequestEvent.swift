@@ -1,8 +1,9 @@
 /// What happened to a request, for metrics, logs and tests (Alamofire's EventMonitor, the actor
 /// way). Subscribe with ``APIClient/events(buffer:)``; nothing is built when nobody listens.
 public enum RequestEvent: Sendable {
-    /// The pipeline admitted the request and began its first attempt. `url` is redacted.
-    case started(RequestID, method: HTTPMethod, url: String)
+    /// The pipeline admitted the request and began its first attempt. `url` is redacted;
+    /// `operation` is the call's ``RequestOptions/operationName``, if it has one.
+    case started(RequestID, method: HTTPMethod, url: String, operation: String?)
     /// Attempt number `number` is being sent.
     case attempt(RequestID, number: Int)
     /// A `status` redirect is being followed to `url` (redacted).
@@ -38,7 +39,7 @@ public enum RequestEvent: Sendable {
     /// The request this event is about.
     public var id: RequestID {
         switch self {
-        case .started(let id, _, _), .attempt(let id, _), .redirected(let id, _, _), .retrying(let id, _, _, _),
+        case .started(let id, _, _, _), .attempt(let id, _), .redirected(let id, _, _), .retrying(let id, _, _, _),
              .finished(let id, _, _, _), .failed(let id, _, _, _), .servedFromCache(let id, _, _, _, _),
              .circuitBreakerChanged(let id, _, _, _), .hedged(let id, _), .shed(let id, _),
              .concurrencyLimitChanged(let id, _, _):

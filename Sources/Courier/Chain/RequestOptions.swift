@@ -49,6 +49,11 @@ public struct RequestOptions: Sendable {
     /// e.g. ``ProblemDetails`` or your own type; decoded only when the status is 400 or more.
     /// Default: the client's ``APIClient/Configuration/errorBody``.
     public var errorBody: (any (Decodable & Sendable).Type)?
+    /// What this call does, in a few stable words: an OpenAPI `operationID`, a GraphQL
+    /// operation's name. It is in the call's ``RequestEvent/started(_:method:url:operation:)``
+    /// event, so metrics can count by operation rather than by path (a bounded label, unlike a
+    /// path with ids in it); never sent. Default none.
+    public var operationName: String?
     /// Values for the interceptors of this call's attempts (``RequestContext/tags``), such as an
     /// integration's per-call state; never sent. Default none.
     public var tags = RequestTags()
@@ -67,8 +72,10 @@ public struct RequestOptions: Sendable {
         errorBody: (any (Decodable & Sendable).Type)? = nil,
         circuitBreaker: CircuitBreakerPolicy? = nil,
         hedging: HedgingPolicy? = nil,
-        priority: RequestPriority? = nil
+        priority: RequestPriority? = nil,
+        operationName: String? = nil
     ) {
+        self.operationName = operationName
         self.priority = priority
         self.circuitBreaker = circuitBreaker
         self.hedging = hedging

@@ -290,6 +290,8 @@ public struct ClientGraphQL: Sendable {
         var headers = headers
         if !headers.contains("Accept") { headers["Accept"] = "application/graphql-response+json, application/json" }
         var options = options
+        // Metrics and events name the call by its operation, as one endpoint serves them all.
+        if options.operationName == nil, !document.name.isEmpty { options.operationName = document.name }
         var settings = CallSettings(credentialRejected: Operation.kind == .mutation ? Self.refusesCredential : Self.refusesQueryCredential)
         // A persisted query's document goes when the server asked for it: that answer is the
         // network's, not the cache's.

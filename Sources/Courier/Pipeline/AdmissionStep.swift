@@ -46,7 +46,7 @@ struct AdmissionStep: Interceptor {
                 running?.enter()
             }
             if call.publishing {
-                client.events.publish(.started(call.id, method: request.method, url: client.redaction.url(request.url)))
+                client.events.publish(.started(call.id, method: request.method, url: client.redaction.url(request.url), operation: call.options.operationName))
             }
             result = .success(try await chain.proceed(request, call))
         } catch {

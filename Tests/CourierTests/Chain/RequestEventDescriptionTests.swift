@@ -9,7 +9,8 @@ import Testing
     @Test("each event in a line")
     func lines() {
         let id = RequestID(3)
-        #expect(RequestEvent.started(id, method: .post, url: "https://a.example/x").description == "#3 started: POST https://a.example/x")
+        #expect(RequestEvent.started(id, method: .post, url: "https://a.example/x", operation: nil).description == "#3 started: POST https://a.example/x")
+        #expect(RequestEvent.started(id, method: .get, url: "https://a.example/u/1", operation: "getUser").description == "#3 started: GET https://a.example/u/1 (getUser)")
         #expect(RequestEvent.attempt(id, number: 2).description == "#3 attempt 2")
         #expect(RequestEvent.redirected(id, status: 302, to: "https://b.example/").description == "#3 redirected: 302 to https://b.example/")
         #expect(RequestEvent.retrying(id, attempt: 1, delay: .milliseconds(1500), reason: "503").description

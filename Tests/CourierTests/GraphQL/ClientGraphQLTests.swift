@@ -15,7 +15,11 @@ import Testing
     func queryDecodes() async throws {
         try await withGraphQLServer { server in
             let api = graphQLClient(server)
+            let events = api.events()
             let data = try await api.graphQL.fetch(HeroQuery(variables: .init(id: "1")))
+            // The call is named by its operation in its started event (for metrics, logs).
+            let started = await collect(events) { $0.contains { if case .started = $0 { true } else { false } } }
+            #expect(started.contains { if case .started(_, _, _, "Hero") = $0 { true } else { false } })
             #expect(data.hero?.name == "Luke")
             #expect(data.hero?.id == "1")
             #expect(data.hero?.friends.map { $0?.name } == ["Han", nil])

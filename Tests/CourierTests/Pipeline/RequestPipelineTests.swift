@@ -134,7 +134,7 @@ extension RequestPipelineTests {
         _ = try await api.send(Endpoint<User>(path: "flaky"))
         let seen = await finalEvents(stream, count: 1).map { event -> String in
             switch event {
-            case .started(_, let method, let url): "started \(method) \(url)"
+            case .started(_, let method, let url, _): "started \(method) \(url)"
             case .attempt(_, let number): "attempt \(number)"
             case .redirected(_, let status, let url): "redirected \(status) \(url)"
             case .retrying(_, let attempt, let delay, let reason): "retrying \(attempt) \(delay) \(reason)"
