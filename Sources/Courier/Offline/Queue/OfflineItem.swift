@@ -42,9 +42,42 @@ public struct OfflineItem: Sendable, Identifiable {
     public internal(set) var nextAttemptAt: Date?
     /// The server's answer to a conflicting replay (409 or 412): status, headers (`ETag`), body.
     public internal(set) var serverResponse: HTTPResponse?
+    /// Items with the same key are replayed one at a time, in enqueue order, by whichever
+    /// client's turn it is; items with different keys may go in parallel (on a
+    /// ``SharedOfflineStorage``; a client's own SQLite queue replays everything in one order).
+    /// Default ``defaultOrderingKey``: one order for all of a client's writes.
+    public internal(set) var orderingKey: String = OfflineItem.defaultOrderingKey
     /// The last send of ``idempotencyKey`` got no answer (cut or stopped mid-exchange, or timed
     /// out): the server may still be processing it, and answers a replay meanwhile 409 (what the
     /// IETF Idempotency-Key draft prescribes), which is then no conflict. In memory only: every
     /// waiting item loaded from disk is marked.
     var keyMayBeInProgress = false
+}
+
+extension OfflineItem {
+    /// The ordering key of writes queued without one of their own.
+    public static let defaultOrderingKey = "default"
+
+    /// An item as a ``SharedOfflineStorage`` reads it back from its rows.
+    public init(
+        id: Int64, request: HTTPRequest, requiresAuth: Bool, sessionIdentity: String?, attemptTimeout: Duration?,
+        deadline: Duration?, idempotencyKey: String, createdAt: Date, expiresAt: Date, attempts: Int, lastError: String?,
+        state: OfflineItemState, nextAttemptAt: Date?, serverResponse: HTTPResponse?, orderingKey: String
+    ) {
+        self.id = id
+        self.request = request
+        self.requiresAuth = requiresAuth
+        self.sessionIdentity = sessionIdentity
+        self.attemptTimeout = attemptTimeout
+        self.deadline = deadline
+        self.idempotencyKey = idempotencyKey
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.attempts = attempts
+        self.lastError = lastError
+        self.state = state
+        self.nextAttemptAt = nextAttemptAt
+        self.serverResponse = serverResponse
+        self.orderingKey = orderingKey
+    }
 }
