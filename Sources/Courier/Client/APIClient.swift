@@ -68,6 +68,9 @@ public final class APIClient: Sendable {
         offline = ClientOfflineQueue(
             offline: components.offline, gate: components.gate, requests: requests, chain: components.chain, decoder: decoder, graphQL: graphQL)
         connectivity = ClientConnectivity(offline: components.offline)
+        if let records = graphQL.records, let offline = components.offline, offline.queue != nil {
+            offline.settleQueuedLayers(of: records)
+        }
         let supervisor = Supervisor(name: "courier", configuration: .init(
             restarts: configuration.restarts, clock: configuration.clock, random: configuration.random))
         self.supervisor = supervisor

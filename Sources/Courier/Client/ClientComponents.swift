@@ -163,7 +163,10 @@ struct ClientComponents: Sendable {
             priority: .background)
         let result = await chain.sendAdmitted(request, options: options, settings: CallSettings(sessionIdentity: item.sessionIdentity))
         offline.learn(from: result)
-        if case .success = result { cache?.forget(.invalidate(url: request.url.absoluteString)) }
+        if case .success(let response) = result {
+            cache?.forget(.invalidate(url: request.url.absoluteString))
+            if response.isSuccess { offline.replays.publish((item.id, response)) }
+        }
         return result
     }
 

@@ -21,6 +21,8 @@ final class GraphQLNormalizedCache: Sendable {
     /// The signed-in identity now (nil when signed out, or without a session).
     private let identity: @Sendable () -> String?
     private let state = Locked(State())
+    /// Layers of mutations queued offline, until their items end.
+    let queuedLayers = Locked(GraphQLQueuedLayers())
 
     private struct State: Sendable {
         var store = GraphQLRecordStore()

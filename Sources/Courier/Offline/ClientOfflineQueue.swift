@@ -46,6 +46,40 @@ public struct ClientOfflineQueue: Sendable {
         return .sent(try ClientGraphQL.data(of: outcome.result!))
     }
 
+    /// Runs `mutation` as ``perform(_:headers:options:)`` does, with an optimistic layer:
+    /// `optimisticResponse` (its `data` as the server is expected to answer it) is written over
+    /// the GraphQL records at once, so watchers show it whether the mutation is sent or queued.
+    /// Sent, the server's answer replaces the layer (an error rolls it back), as
+    /// ``ClientGraphQL/perform(_:optimisticResponse:headers:options:)`` does. Queued, the layer
+    /// stays until the queue replays it (the replay's answer replaces it) or gives up on it (a
+    /// dead letter, an expiry, a removal, `serverWins`: rolled back). Layers live in memory: a
+    /// write still queued when the process ends is replayed later without one.
+    /// - Throws: what ``perform(_:headers:options:)`` throws; ``NetworkError/invalidRequest(_:)``
+    ///   without ``GraphQLConfiguration/normalizedCache``.
+    public func perform<Mutation: GraphQLMutation>(
+        _ mutation: Mutation, optimisticResponse: [String: JSONValue], headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()
+    ) async throws(NetworkError) -> OfflineDelivery<Mutation.Data> {
+        guard gate != nil else { throw ClientGroup.offline.unavailable }
+        let records = try graphQL.requireRecords()
+        let access = try records.access(mutation)
+        let layer = records.addLayer(records.normalize(optimisticResponse, access))
+        records.beginQueuedLayer()
+        let outcome: (result: GraphQLResult<Mutation.Data>?, queuedItemID: Int64?)
+        do {
+            outcome = try await graphQL.outcome(for: mutation, headers: headers, options: options, queuesWhenOffline: true)
+        } catch {
+            records.abandonQueuedLayer(layer)
+            throw error
+        }
+        if let id = outcome.queuedItemID {
+            records.holdQueuedLayer(layer, access: access, for: id)
+            return .queued(itemID: id)
+        }
+        // Sent: the server's records were written under the layer.
+        records.abandonQueuedLayer(layer)
+        return .sent(try ClientGraphQL.data(of: outcome.result!))
+    }
+
     /// Stores `endpoint`'s request without trying to send it now, and returns its id once it is
     /// on disk. It is replayed in order at the next drain, with the endpoint's own timeouts, and
     /// only under the session identity signed in now (``OfflineItem/sessionIdentity``). Use it

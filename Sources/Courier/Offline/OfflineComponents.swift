@@ -18,6 +18,9 @@ struct OfflineComponents: Sendable {
     let coordinator: Mailbox<SyncCoordinator.Message>?
     let offlineEvents = EventBroadcaster<OfflineEvent>()
     let syncProgress = EventBroadcaster<SyncProgress>()
+    /// Each replay a server answered with a 2xx, before its item leaves the queue: the GraphQL
+    /// records merge a queued mutation's answer from it.
+    let replays = EventBroadcaster<(itemID: Int64, response: HTTPResponse)>()
     /// The coordinator's drain in flight, if any.
     let running: Locked<DrainSlot>
 
@@ -107,6 +110,7 @@ struct OfflineComponents: Sendable {
         connectivityEvents.finish()
         offlineEvents.finish()
         syncProgress.finish()
+        replays.finish()
     }
 
     /// Runs the OS's link watcher until cancelled, reporting each change; returns at once where

@@ -6,6 +6,7 @@
 final class EventBroadcaster<Event: Sendable>: Sendable {
     private struct State {
         var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
+        var observers: [@Sendable (Event) -> Void] = []
         var nextID = 0
         var finished = false
     }
@@ -37,15 +38,25 @@ final class EventBroadcaster<Event: Sendable>: Sendable {
         return stream
     }
 
+    /// Calls `observer` with every event published from now on, in the publisher's context and
+    /// order, until the broadcaster finishes: for what must see every event (a stream may drop
+    /// the oldest) and does little with each.
+    func observe(_ observer: @escaping @Sendable (Event) -> Void) {
+        state.withLock { state in
+            if !state.finished { state.observers.append(observer) }
+        }
+    }
+
     /// Whether anyone is listening; lets publishers skip building an event nobody reads.
-    var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
+    var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty || !$0.observers.isEmpty } }
 
     /// Whether ``finish()`` has been called.
     var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Delivers `event` to every current subscriber.
     func publish(_ event: Event) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
+        let (subscribers, observers) = state.withLock { (Array($0.subscribers.values), $0.observers) }
+        for observer in observers { observer(event) }
         for subscriber in subscribers { subscriber.yield(event) }
     }
 
@@ -53,6 +64,7 @@ final class EventBroadcaster<Event: Sendable>: Sendable {
     func finish() {
         let subscribers = state.withLock { state in
             state.finished = true
+            state.observers = []
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)
         }
