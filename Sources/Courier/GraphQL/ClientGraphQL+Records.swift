@@ -41,6 +41,25 @@ extension ClientGraphQL {
         GraphQLQueryWatch(graphQL: self, query: query, cachePolicy: cachePolicy, headers: headers, options: options)
     }
 
+    /// Loads which concrete types each interface and union of the server's schema has, by
+    /// introspection, and adds them to ``GraphQLNormalizedCacheConfiguration/possibleTypes`` for
+    /// every later normalization and read: a fragment `... on Character` then applies to a
+    /// `Droid`. Call it once, before the first query that needs it (Apollo's codegen reads the
+    /// same from the schema); records stored before were normalized without them. Returns what
+    /// was loaded.
+    /// - Throws: ``NetworkError/invalidRequest(_:)`` without a normalized cache; what
+    ///   ``fetch(_:headers:options:)`` throws (a server with introspection off answers a
+    ///   ``NetworkError/graphQL(_:)``).
+    @discardableResult
+    public func loadPossibleTypes(headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()) async throws(NetworkError) -> [String: Set<String>] {
+        let records = try requireRecords()
+        let outcome = try await outcome(for: GraphQLPossibleTypesQuery(), headers: headers, options: options, queuesWhenOffline: false, storesRecords: false)
+        guard let result = outcome.result else { throw .invalidResponse("the introspection query got no result") }
+        let types = GraphQLPossibleTypesQuery.possibleTypes(in: try Self.data(of: result))
+        records.load(possibleTypes: types)
+        return types
+    }
+
     /// `query`'s data as the records hold it, without a request (Apollo's `readObject` of a query).
     /// - Throws: ``NetworkError/notCached`` when the records lack a field it selects.
     public func read<Query: GraphQLQuery>(_ query: Query) throws(NetworkError) -> Query.Data {

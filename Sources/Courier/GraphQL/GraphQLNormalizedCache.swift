@@ -21,6 +21,9 @@ final class GraphQLNormalizedCache: Sendable {
     /// The signed-in identity now (nil when signed out, or without a session).
     private let identity: @Sendable () -> String?
     private let state = Locked(State())
+    /// The possible types loaded from the server (``ClientGraphQL/loadPossibleTypes(headers:options:)``),
+    /// over the configuration's.
+    private let loadedPossibleTypes = Locked<[String: Set<String>]>([:])
     /// Layers of mutations queued offline, until their items end.
     let queuedLayers = Locked(GraphQLQueuedLayers())
 
@@ -84,7 +87,7 @@ final class GraphQLNormalizedCache: Sendable {
         }
         return Access(
             collector: GraphQLSelectionCollector(
-                fragments: document.parsed.fragments, variables: variables, possibleTypes: configuration.possibleTypes),
+                fragments: document.parsed.fragments, variables: variables, possibleTypes: possibleTypes),
             selections: document.operation.selections, rootKey: GraphQLRecord.rootKey(of: Operation.kind),
             rootType: GraphQLRecord.rootType(of: Operation.kind))
     }
@@ -101,8 +104,20 @@ final class GraphQLNormalizedCache: Sendable {
             throw .invalidRequest("the document of \(Fragment.self) has no fragment named \"\(Fragment.fragmentName)\": give fragmentName")
         }
         return Access(
-            collector: GraphQLSelectionCollector(fragments: parsed.fragments, variables: [:], possibleTypes: configuration.possibleTypes),
+            collector: GraphQLSelectionCollector(fragments: parsed.fragments, variables: [:], possibleTypes: possibleTypes),
             selections: fragment.selections, rootKey: key, rootType: fragment.typeCondition)
+    }
+
+    /// Which concrete types each interface or union has: the configuration's, with those loaded
+    /// from the server added.
+    var possibleTypes: [String: Set<String>] {
+        let loaded = loadedPossibleTypes.withLock { $0 }
+        return loaded.isEmpty ? configuration.possibleTypes : configuration.possibleTypes.merging(loaded) { $0.union($1) }
+    }
+
+    /// Adds `types` (loaded from the server) to the possible types every later access uses.
+    func load(possibleTypes types: [String: Set<String>]) {
+        loadedPossibleTypes.withLock { $0.merge(types) { $0.union($1) } }
     }
 
     // MARK: Writes

@@ -34,3 +34,14 @@ struct HeroRenamed: GraphQLSubscription {
     struct Data: Decodable, Sendable { struct Hero: Decodable, Sendable { let id: String; let name: String }; let heroRenamed: Hero }
     let variables: Variables
 }
+
+/// A character through its interface: the droid's name comes from `... on Character`.
+struct CharacterQuery: GraphQLQuery {
+    static let document = "query Character($id: ID!) { character(id: $id) { id ... on Character { name } ... on Droid { primaryFunction } } }"
+    struct Variables: Encodable, Sendable { let id: String }
+    struct Data: Decodable, Sendable, Equatable {
+        struct Character: Decodable, Sendable, Equatable { let id: String; let name: String; let primaryFunction: String? }
+        let character: Character?
+    }
+    let variables: Variables
+}

@@ -9,6 +9,9 @@ binds 127.0.0.1 on an ephemeral port, prints ``PORT <n>`` as its first stdout li
 Strawberry's ASGI app at ``/graphql`` (GraphQL over HTTP: POST and GET, and multipart
 subscriptions). It exits when its stdin reaches EOF or its parent dies.
 
+The schema has heroes (``hero``, ``renameHero``, ``heroRenamed``) and, for the normalized cache's
+``possibleTypes``, a ``Character`` interface that ``Hero`` and ``Droid`` implement (``character``).
+
 Around Strawberry, a small ASGI layer adds:
 
 * automatic persisted queries (Apollo's protocol, which Strawberry does not speak): a request
@@ -77,11 +80,15 @@ PERSISTED = {}
 REVIEWS = []
 
 
-@strawberry.type
-class Hero:
+@strawberry.interface
+class Character:
+    """What heroes and droids share (the normalized cache's possibleTypes tests)."""
     id: strawberry.ID
     name: str
 
+
+@strawberry.type
+class Hero(Character):
     @strawberry.field
     def friends(self) -> List[Optional["Hero"]]:
         EXECUTIONS["friends"] += 1
@@ -92,7 +99,13 @@ class Hero:
         raise Exception(f"{self.name}'s identity is classified")
 
 
+@strawberry.type
+class Droid(Character):
+    primary_function: str
+
+
 HEROES = {"1": "Luke", "2": "Han", "3": "Leia"}
+DROIDS = {"2001": ("R2-D2", "Astromech")}
 
 
 def reveal(info):
@@ -114,6 +127,15 @@ class Query:
     @strawberry.field
     def hero(self, id: strawberry.ID) -> Optional[Hero]:
         EXECUTIONS["hero"] += 1
+        name = HEROES.get(str(id))
+        return Hero(id=id, name=name) if name else None
+
+    @strawberry.field
+    def character(self, id: strawberry.ID) -> Optional[Character]:
+        EXECUTIONS["character"] += 1
+        if str(id) in DROIDS:
+            name, function = DROIDS[str(id)]
+            return Droid(id=id, name=name, primary_function=function)
         name = HEROES.get(str(id))
         return Hero(id=id, name=name) if name else None
 
@@ -225,7 +247,7 @@ class GraphQLApp(GraphQL):
         return await super().on_ws_connect(context)
 
 
-schema = strawberry.Schema(query=Query, mutation=Mutation, subscription=Subscription)
+schema = strawberry.Schema(query=Query, mutation=Mutation, subscription=Subscription, types=[Hero, Droid])
 # Subscriptions over HTTP with Apollo's multipart protocol (off by default in Strawberry), and
 # over both WebSocket protocols.
 graphql_app = GraphQLApp(
