@@ -4,7 +4,9 @@
 /// `limit × (1 − rttNoLoad / rtt)`; below ``alpha`` the limit grows, above ``beta`` it shrinks,
 /// and a dropped call (timed out, or refused by the server as overloaded) shrinks it too. The
 /// no-load latency is the least latency seen, measured again every ``probeMultiplier`` × limit
-/// calls, so the limit recovers when the origin's baseline latency changes.
+/// calls, so the limit recovers when the origin's baseline latency changes: for that probe the
+/// limit drops to ``minLimit`` for three calls, so that the origin's queue drains and they
+/// measure its latency without one (as BBR's ProbeRTT does).
 ///
 /// The scales below are multiplied by `max(1, log10(limit))`, as in `VegasLimit`, so a large
 /// limit moves by more than a small one.

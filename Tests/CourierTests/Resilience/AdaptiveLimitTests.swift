@@ -73,6 +73,28 @@ import Testing
         #expect(seen.allSatisfy { (5...60).contains($0) })
     }
 
+    @Test("a probe runs at the least limit, ignores calls started before it, and takes the unloaded latency as the baseline")
+    func probeDrainsTheQueue() {
+        var limit = AdaptiveLimit(policy: ConcurrencyLimitPolicy(initialLimit: 10, minLimit: 1, maxLimit: 60, probeMultiplier: 1))
+        _ = limit.record(rtt: .milliseconds(1), inflight: 10, dropped: false)
+        // Loaded samples until the probe is due: the limit shrinks, then the probe starts.
+        var samples = 1
+        while !limit.isProbing, samples < 100 {
+            _ = limit.record(rtt: .milliseconds(3), inflight: limit.limit, dropped: false)
+            samples += 1
+        }
+        #expect(limit.isProbing)
+        let estimate = Int(limit.estimate)
+        #expect(limit.limit == 1)
+        // Calls that started before the probe still come back loaded: not samples of it.
+        for _ in 0..<5 { #expect(limit.record(rtt: .milliseconds(3), inflight: 6, dropped: false) == 1) }
+        #expect(limit.isProbing)
+        for rtt in [1.3, 1.1, 1.2] { _ = limit.record(rtt: .milliseconds(rtt), inflight: 1, dropped: false) }
+        #expect(!limit.isProbing)
+        #expect(limit.rttNoLoad == .milliseconds(1.1))
+        #expect(limit.limit == estimate)
+    }
+
     @Test("bounds given out of order are put in order")
     func policyBounds() {
         let policy = ConcurrencyLimitPolicy(initialLimit: 500, minLimit: 0, maxLimit: 50)
