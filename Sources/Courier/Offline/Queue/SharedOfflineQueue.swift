@@ -118,8 +118,7 @@ actor SharedOfflineQueue: Component {
         case .delivered(let id, let status):
             // Lost to another replica, or removed meanwhile: its delete is made anyway (the
             // server saw the key), but it was not counted here.
-            guard sending.removeValue(forKey: id) != nil else { return }
-            publish(waitingCount - 1)
+            if sending.removeValue(forKey: id) != nil { publish(waitingCount - 1) }
             deliveries.append((id, .delivered(itemID: id, status: status)))
         case .settle(let verdicts, let reply):
             var changes: [(id: Int64, change: OfflineItemChange)] = []

@@ -242,4 +242,53 @@ private func keyedWrite(_ n: Int, key: String) -> Endpoint<EmptyResponse> {
         #expect(received.map(\.bodyText) == (1...3).map { #"{"n":\#($0)}"# })
         await api.shutdown()
     }
+
+    @Test("a replay's lease is renewed every third of a lease while it runs")
+    func leaseRenewedDuringReplay() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/keys/a", method: "POST", [.afterRelease(status: 201, body: "{}")])
+        let storage = InMemorySharedOfflineStorage()
+        let clock = ManualClock()
+        let api = sharedClient(server.baseURL, storage, clock: clock)
+        let id = try await api.offline.enqueue(keyedWrite(1, key: "a"))
+        _ = try await server.waitForRequests(path: "/keys/a", count: 1)
+        let start = clock.currentDate
+        #expect(storage.lease(of: id)?.until == start.addingTimeInterval(30))
+
+        let sleepers = clock.sleeperCount
+        clock.advance(by: .seconds(10))
+        await clock.waitForSleepers(sleepers)   // the renewal timer sleeps again once it asked
+        _ = try await api.offline.items()   // handled after the renewal
+        #expect(storage.lease(of: id)?.until == start.addingTimeInterval(40))
+
+        try await server.release(path: "/keys/a")
+        _ = try await api.offline.sync()
+        #expect(try await storage.items().isEmpty)
+        await api.shutdown()
+    }
+
+    @Test("dead letters are listed, retried and removed through the shared storage")
+    func deadLettersThroughTheStorage() async throws {
+        let server = try await ScriptedServer.start()
+        defer { server.stop() }
+        try await server.script("/keys/a", method: "POST", [.status(400)])
+        let storage = InMemorySharedOfflineStorage()
+        let api = sharedClient(server.baseURL, storage)
+        try api.connectivity.report(.offline)
+        _ = try await settledConnectivity(api)
+        let id = try await api.offline.enqueue(keyedWrite(1, key: "a"))
+        _ = try await api.offline.sync()
+        #expect(try await storage.items().map(\.state) == [.dead])
+        #expect(try await api.offline.pendingCount == 0)
+
+        try await api.offline.retry(id)
+        #expect(try await storage.items().map(\.state) == [.queued])
+        #expect(try await api.offline.pendingCount == 1)
+        try await api.offline.remove(id)
+        #expect(try await storage.items().isEmpty)
+        #expect(try await api.offline.pendingCount == 0)
+        await #expect(throws: NetworkError.self) { try await api.offline.remove(id) }
+        await api.shutdown()
+    }
 }
