@@ -75,7 +75,8 @@ extension APIClient.Configuration {
         /// client's SQLite file: its items live in `sharedStorage` (`CourierPostgres`'s
         /// PostgreSQL storage, say), every client sharing it drains it, and each ordering key
         /// replays one item at a time across all of them (``SharedOfflineStorage``).
-        /// ``storageFile`` is then ignored. Default none: SQLite.
+        /// ``storageFile`` is then ignored, and ``maxItems`` bounds the items waiting in the
+        /// whole shared queue. Default none: SQLite.
         public var sharedStorage: (any SharedOfflineStorage)?
         /// With ``sharedStorage``: how long a claimed item stays this client's turn without a
         /// renewal. Leases are renewed every third of it while the replay runs; a client that
