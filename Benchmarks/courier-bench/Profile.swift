@@ -21,7 +21,7 @@ struct Profile {
             return
         }
         if path == .graphQLRecords {
-            await GraphQLRecordsBench.run(quick: options.quick)
+            await GraphQLRecordsBench.run(quick: options.quick, readRounds: CommandLine.arguments.contains("--requests") ? options.requests : nil)
             return
         }
         if path == .graphQL || path == .graphQLPost {
