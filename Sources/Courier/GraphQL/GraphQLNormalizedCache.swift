@@ -356,16 +356,13 @@ final class GraphQLNormalizedCache: Sendable {
     }
 
     /// `json` (an answer from the records) decoded as an operation's `Data`.
+    /// Decoded from the tree itself (``JSONValueDecoder``): writing it out as JSON to parse it
+    /// back would cost more than the read.
     static func decode<Value: Decodable>(_ type: Value.Type, from json: JSONValue) throws(NetworkError) -> Value {
-        let bytes: Data
         do {
-            bytes = try JSONEncoder().encode(json)
+            return try Value(from: JSONValueDecoder(json))
         } catch {
-            throw .encodingError(underlying: error)
-        }
-        do {
-            return try JSONDecoder().decode(type, from: bytes)
-        } catch {
+            let bytes = (try? JSONEncoder().encode(json)) ?? Data()
             throw .decodingError(underlying: error, bodyPrefix: String(decoding: bytes.prefix(256), as: UTF8.self))
         }
     }
