@@ -25,8 +25,12 @@ import Foundation
 /// (``GraphQLRecordStore/collect(limit:)``), on disk too.
 final class GraphQLNormalizedCache: Sendable {
     let configuration: GraphQLNormalizedCacheConfiguration
-    /// The signed-in identity now (nil when signed out, or without a session).
-    private let identity: @Sendable () -> String?
+    /// The signed-in identity now (`.some(nil)` when signed out, or without a session), or nil
+    /// while the session has not loaded its persisted tokens yet: then the records are not
+    /// dropped, nor read from their file (they may be another identity's).
+    private let identity: @Sendable () -> String??
+    /// Has the session load its persisted tokens (so that ``identity`` is known).
+    private let loadIdentity: @Sendable () async -> Void
     private let state = Locked(State())
     /// The file the records are kept in, if any.
     private let persistence: GraphQLRecordPersistence?
@@ -64,9 +68,13 @@ final class GraphQLNormalizedCache: Sendable {
         let rootType: String
     }
 
-    init(configuration: GraphQLNormalizedCacheConfiguration, identity: @escaping @Sendable () -> String? = { nil }) {
+    init(
+        configuration: GraphQLNormalizedCacheConfiguration, identity: @escaping @Sendable () -> String?? = { .some(nil) },
+        loadIdentity: @escaping @Sendable () async -> Void = {}
+    ) {
         self.configuration = configuration
         self.identity = identity
+        self.loadIdentity = loadIdentity
         let events = events
         persistence = configuration.file.map { GraphQLRecordPersistence(path: $0, events: events) }
     }
@@ -78,7 +86,7 @@ final class GraphQLNormalizedCache: Sendable {
         let persistent = persistence != nil
         let (value, woken, flush) = state.withLock { state -> (T, [AsyncStream<Void>.Continuation], Bool) in
             var woken: [AsyncStream<Void>.Continuation] = []
-            if !state.identityKnown || state.identity != identity {
+            if let identity, !state.identityKnown || state.identity != identity {
                 if state.identityKnown {
                     woken = state.store.clear().compactMap { state.signals[$0] }
                     state.version += 1
@@ -272,8 +280,10 @@ final class GraphQLNormalizedCache: Sendable {
     /// was looked for already; returns whether reading again may now find more.
     private func load(_ key: String) async -> Bool {
         guard let persistence else { return false }
-        let (known, removals) = locked { ($0.checked.contains(key), $0.removals) }
-        guard !known, let loaded = await persistence.load(key, from: self) else { return false }
+        if identity() == nil { await loadIdentity() }
+        let (known, removals, identityKnown) = locked { ($0.checked.contains(key), $0.removals, $0.identityKnown) }
+        // Whose the file's records are is not known yet: none is read.
+        guard identityKnown, !known, let loaded = await persistence.load(key, from: self) else { return false }
         let woken = locked { state -> [AsyncStream<Void>.Continuation] in
             // A removal overtook the load: what it read may be gone; the caller reads again and,
             // missing, loads again.

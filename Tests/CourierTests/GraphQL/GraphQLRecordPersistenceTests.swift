@@ -91,7 +91,7 @@ import Testing
         let file = try temporaryDirectory().appendingPathComponent("graphql.sqlite").path
         let identity = Locked<String?>("alice")
         func cache() -> GraphQLNormalizedCache {
-            GraphQLNormalizedCache(configuration: GraphQLNormalizedCacheConfiguration(file: file)) { identity.withLock { $0 } }
+            GraphQLNormalizedCache(configuration: GraphQLNormalizedCacheConfiguration(file: file), identity: { .some(identity.withLock { $0 }) })
         }
         let first = cache()
         let access = try first.access(luke)
@@ -119,6 +119,36 @@ import Testing
             Issue.record("alice's records survived in the file after bob signed in")
             return
         }
+    }
+
+    @Test("a signed-in user's records survive a restart, read before the session has loaded its tokens; sign-out drops them")
+    func sessionRestart() async throws {
+        let file = try temporaryDirectory().appendingPathComponent("graphql.sqlite").path
+        let tokens = InMemoryTokenPersistence()
+        func api() -> APIClient {
+            client(URL(string: "https://api.test")!, transport: Self.offline) {
+                $0.graphQL.normalizedCache = GraphQLNormalizedCacheConfiguration(file: file)
+                $0.session = .init(persistence: tokens)
+            }
+        }
+        let first = api()
+        try await first.session.signIn(Tokens(accessToken: "a", identity: "ada"))
+        try first.graphQL.write(Self.hero("1", "Ada's Luke"), for: luke)
+        await first.graphQL.flushRecords()
+        await first.shutdown()
+
+        // The first thing the new client does is a cached read: its tokens are not loaded yet.
+        let second = api()
+        #expect(try await second.graphQL.fetch(luke, cachePolicy: .cacheOnly).data().hero?.name == "Ada's Luke")
+        try await second.session.signOut()
+        await #expect(throws: NetworkError.self) { try await second.graphQL.fetch(luke, cachePolicy: .cacheOnly).data() }
+        await second.graphQL.flushRecords()
+        await second.shutdown()
+
+        tokens.save(Tokens(accessToken: "a", identity: "ada"))
+        let third = api()
+        await #expect(throws: NetworkError.self) { try await third.graphQL.fetch(luke, cachePolicy: .cacheOnly).data() }
+        await third.shutdown()
     }
 
     @Test("a corrupt file is moved aside with an event, and a fresh one works")
