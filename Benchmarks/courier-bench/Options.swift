@@ -32,6 +32,9 @@ struct Options {
         /// Issue 38's scenarios (slow tail with hedging, outage with a breaker) in real time, in
         /// memory (`ResilienceScenarios`); `--quick` shortens them.
         case resilience
+        /// Issue 37's normalized-cache rows, in memory (`GraphQLRecordsBench`): a cached read
+        /// against a plain decode, a write's time to its watcher, memory per record.
+        case graphQLRecords = "graphql-records"
     }
 
     /// The parts of a run against a server (`--only`).
@@ -129,7 +132,7 @@ struct Options {
                 options.messageBytes = count
             case "--profile":
                 guard let name = iterator.next(), let path = ProfilePath(rawValue: name) else {
-                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport, raw-curl, websocket, websocket-raw, websocket-handoff or resilience")
+                    fail("--profile needs pipeline, pipeline-new-urls, baseline, floor, cache-hit, cache-miss, offline, graphql, graphql-post, transport, raw-curl, websocket, websocket-raw, websocket-handoff, resilience or graphql-records")
                 }
                 options.profile = path
             case "--requests":
@@ -146,6 +149,7 @@ struct Options {
                            courier-bench --profile pipeline|baseline|cache-hit|cache-miss|offline|graphql|graphql-post|transport|raw-curl [--requests N] [--concurrency N] [--url URL]
                            courier-bench --profile websocket|websocket-raw|websocket-handoff [--requests N] [--message-bytes N] [--websocket-port N]
                            courier-bench --profile resilience [--quick]
+                           courier-bench --profile graphql-records [--quick]
                            courier-bench --websocket-echo-server   # the WebSocket rows' echo server alone; prints its port
                     """)
                 exit(0)

@@ -20,6 +20,10 @@ struct Profile {
             await ResilienceScenarios.run(quick: options.quick)
             return
         }
+        if path == .graphQLRecords {
+            await GraphQLRecordsBench.run(quick: options.quick, readRounds: CommandLine.arguments.contains("--requests") ? options.requests : nil)
+            return
+        }
         if path == .graphQL || path == .graphQLPost {
             await GraphQLComparison.profile(graphQL: path == .graphQL, requests: options.requests, concurrency: options.concurrency)
             return
@@ -41,7 +45,7 @@ struct Profile {
         case .floor: scenario.floor
         case .cacheHit: scenario.cacheHit
         case .cacheMiss: scenario.cacheMiss
-        case .offline, .transport, .rawCurl, .graphQL, .graphQLPost, .webSocket, .webSocketRaw, .webSocketHandOff, .resilience: scenario.raw   // handled above
+        case .offline, .transport, .rawCurl, .graphQL, .graphQLPost, .webSocket, .webSocketRaw, .webSocketHandOff, .resilience, .graphQLRecords: scenario.raw   // handled above
         }
         _ = await measure(requests: 1_000, concurrency: options.concurrency, operation)
         let before = (try? await scenario.client.pipelineStats().messagesHandled) ?? 0

@@ -61,6 +61,9 @@ extension ClientGraphQL {
     }
 
     /// `query`'s data as the records hold it, without a request (Apollo's `readObject` of a query).
+    /// With a file (``GraphQLNormalizedCacheConfiguration/file``), it sees the records in memory
+    /// only (it never waits for the disk); ``fetch(_:cachePolicy:headers:options:)`` with
+    /// ``GraphQLCachePolicy/cacheOnly`` reads the file too.
     /// - Throws: ``NetworkError/notCached`` when the records lack a field it selects.
     public func read<Query: GraphQLQuery>(_ query: Query) throws(NetworkError) -> Query.Data {
         let records = try requireRecords()
@@ -94,6 +97,21 @@ extension ClientGraphQL {
         records?.clear()
     }
 
+    /// Returns once every change to the records made so far is in their file
+    /// (``GraphQLNormalizedCacheConfiguration/file``): before the process exits, say. At once
+    /// without a file.
+    public func flushRecords() async {
+        await records?.flush()
+    }
+
+    /// Every event of the records' file from now on (a corrupt file moved aside, a failure); a
+    /// subscriber that falls behind keeps the newest `buffer` events. Finishes at once without
+    /// a normalized cache.
+    public func recordEvents(buffer: Int = ClientGroup.eventBuffer) -> AsyncStream<GraphQLRecordsEvent> {
+        guard let records else { return ClientGroup.finished() }
+        return records.events.subscribe(bufferingPolicy: .bufferingNewest(buffer))
+    }
+
     /// Runs `query` from the network under `cachePolicy`'s rules and returns its data.
     func networkData<Query: GraphQLQuery>(
         _ query: Query, cachePolicy: GraphQLCachePolicy, headers: HTTPHeaders, options: RequestOptions
@@ -106,10 +124,11 @@ extension ClientGraphQL {
         return try Self.data(of: outcome.result!)
     }
 
-    /// `query`'s data from the records, or nil when they miss (or there are none).
-    func cachedData<Query: GraphQLQuery>(_ query: Query) throws(NetworkError) -> Query.Data? {
+    /// `query`'s data from the records (reading their file where memory misses), or nil when
+    /// they miss (or there are none).
+    func cachedData<Query: GraphQLQuery>(_ query: Query) async throws(NetworkError) -> Query.Data? {
         guard let records else { return nil }
-        guard case .success(let answer) = records.read(try records.access(query)) else { return nil }
+        guard case .success(let answer) = await records.readLoading(try records.access(query)) else { return nil }
         return try GraphQLNormalizedCache.decode(Query.Data.self, from: answer.data)
     }
 

@@ -55,7 +55,13 @@ public struct ClientGraphQL: Sendable {
         self.webSockets = webSockets
         let tokens = webSockets.tokens
         records = configuration.normalizedCache.map { settings in
-            GraphQLNormalizedCache(configuration: settings) { tokens?.credential.read { $0.identity } }
+            GraphQLNormalizedCache(
+                configuration: settings,
+                identity: {
+                    guard let tokens else { return .some(nil) }
+                    return tokens.credential.read { $0.isPublished ? .some($0.identity) : nil }
+                },
+                loadIdentity: { _ = try? await tokens?.state() })
         }
         post = Result { () throws(NetworkError) in
             let base = try requests.base.get()

@@ -57,13 +57,13 @@ public struct GraphQLCachedResults<Query: GraphQLQuery>: AsyncSequence, Sendable
                 case .networkOnly, .noCache:
                     return try await network()
                 case .cacheOnly:
-                    guard let data = try results.graphQL.cachedData(results.query) else { throw .notCached }
+                    guard let data = try await results.graphQL.cachedData(results.query) else { throw .notCached }
                     return Element(data: data, source: .cache)
                 case .cacheFirst:
-                    if let data = try results.graphQL.cachedData(results.query) { return Element(data: data, source: .cache) }
+                    if let data = try await results.graphQL.cachedData(results.query) { return Element(data: data, source: .cache) }
                     return try await network()
                 case .cacheAndNetwork:
-                    guard let data = try results.graphQL.cachedData(results.query) else { return try await network() }
+                    guard let data = try await results.graphQL.cachedData(results.query) else { return try await network() }
                     self.step = .network
                     return Element(data: data, source: .cache)
                 }

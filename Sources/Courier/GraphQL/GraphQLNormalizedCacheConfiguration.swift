@@ -17,6 +17,19 @@ public struct GraphQLNormalizedCacheConfiguration: Sendable {
     /// `... on Character` applies to a `Droid` when `possibleTypes["Character"]` holds `Droid`.
     /// Default none (fragments apply to their own type only).
     public var possibleTypes: [String: Set<String>]
+    /// The SQLite file the records are kept in, across launches (created with its directory if
+    /// missing), or nil to keep them in memory only. The file holds one identity's records: a
+    /// sign-out or another identity deletes them. Written in batches off the cooperative pool;
+    /// read lazily (a record is read from it when memory misses it, by the asynchronous reads:
+    /// ``ClientGraphQL/fetch(_:cachePolicy:headers:options:)`` and
+    /// ``ClientGraphQL/watch(_:cachePolicy:headers:options:)``; ``ClientGraphQL/read(_:)`` sees
+    /// memory only). Default nil.
+    public var file: String?
+    /// The most records kept, or nil for no limit. Past it, after a write, the records that no
+    /// root query, mutation or subscription field and no watcher reaches go first, least
+    /// recently used first; then the least recently used of the others (never a root record
+    /// nor one a watcher read). Evicted records leave the file too. Default nil.
+    public var maxRecords: Int?
 
     /// The `id` field of an object, a string or a number, as its identity.
     public static let idField: CacheKey = { object in
@@ -28,7 +41,12 @@ public struct GraphQLNormalizedCacheConfiguration: Sendable {
     }
 
     /// Creates the settings; every parameter has its documented default.
-    public init(cacheKeys: [String: CacheKey] = [:], defaultCacheKey: @escaping CacheKey = idField, possibleTypes: [String: Set<String>] = [:]) {
+    public init(
+        cacheKeys: [String: CacheKey] = [:], defaultCacheKey: @escaping CacheKey = idField, possibleTypes: [String: Set<String>] = [:],
+        file: String? = nil, maxRecords: Int? = nil
+    ) {
+        self.file = file
+        self.maxRecords = maxRecords
         self.cacheKeys = cacheKeys
         self.defaultCacheKey = defaultCacheKey
         self.possibleTypes = possibleTypes

@@ -79,7 +79,7 @@ public struct GraphQLQueryWatch<Query: GraphQLQuery>: AsyncSequence, Sendable {
                 let registration = Registration(records: records)
                 self.registration = registration
                 if watch.cachePolicy != .networkOnly, watch.cachePolicy != .noCache,
-                   case .success(let answer) = records.readAndWatch(registration.id, access) {
+                   case .success(let answer) = await records.readAndWatchLoading(registration.id, access) {
                     last = answer.data
                     networkPending = watch.cachePolicy == .cacheAndNetwork
                     return Element(data: try GraphQLNormalizedCache.decode(Query.Data.self, from: answer.data), source: .cache)
@@ -96,7 +96,7 @@ public struct GraphQLQueryWatch<Query: GraphQLQuery>: AsyncSequence, Sendable {
                     end()
                     return nil
                 }
-                guard case .success(let answer) = records.readAndWatch(registration.id, access), answer.data != last else { continue }
+                guard case .success(let answer) = await records.readAndWatchLoading(registration.id, access), answer.data != last else { continue }
                 last = answer.data
                 return Element(data: try GraphQLNormalizedCache.decode(Query.Data.self, from: answer.data), source: .cache)
             }
@@ -108,7 +108,7 @@ public struct GraphQLQueryWatch<Query: GraphQLQuery>: AsyncSequence, Sendable {
             let data = try await watch.graphQL.networkData(
                 watch.query, cachePolicy: watch.cachePolicy == .noCache ? .networkOnly : watch.cachePolicy,
                 headers: watch.headers, options: watch.options)
-            switch watch.graphQL.records?.readAndWatch(registration.id, access) {
+            switch await watch.graphQL.records?.readAndWatchLoading(registration.id, access) {
             case .success(let answer):
                 guard answer.data != last else { return nil }
                 last = answer.data

@@ -11,6 +11,15 @@ struct GraphQLRecord: Equatable, Sendable {
         case reference(String)
         /// A list of objects (or of lists of them); nulls in it are `.scalar(.null)`.
         case list([Value])
+
+        /// The keys of the records it refers to.
+        var references: [String] {
+            switch self {
+            case .scalar: []
+            case .reference(let key): [key]
+            case .list(let items): items.flatMap(\.references)
+            }
+        }
     }
 
     /// One field of one record: what a write changes and what a reader depends on.
@@ -38,6 +47,13 @@ struct GraphQLRecord: Equatable, Sendable {
         case .subscription: "SUBSCRIPTION_ROOT"
         }
     }
+
+    /// The keys of the root records, which reference every query's, mutation's and
+    /// subscription's results.
+    static let rootKeys = ["QUERY_ROOT", "MUTATION_ROOT", "SUBSCRIPTION_ROOT"]
+
+    /// Whether `key` is a root record's.
+    static func isRoot(_ key: String) -> Bool { rootKeys.contains(key) }
 
     /// Merges `incoming` into `records`, field by field (a field that did not arrive keeps its
     /// value); returns the fields whose value changed.

@@ -50,15 +50,22 @@ struct GraphQLRecordReader: Sendable {
         var members: [String: JSONValue] = [:]
         for collected in collector.collect(selections, typename: typename) {
             let field = collected.first
-            let path = path + [collected.responseKey]
             if field.name == "__typename", let typename {
                 members[collected.responseKey] = .string(typename)
                 continue
             }
             let storageKey = collector.storageKey(field)
             dependencies.insert(GraphQLRecord.FieldKey(record: key, field: storageKey))
-            guard let value = record.fields[storageKey] else { throw Miss(path: path, record: key, field: storageKey, dependencies: dependencies) }
-            members[collected.responseKey] = try self.value(value, selections: collected.selections, path: path, records: records, dependencies: &dependencies)
+            guard let value = record.fields[storageKey] else {
+                throw Miss(path: path + [collected.responseKey], record: key, field: storageKey, dependencies: dependencies)
+            }
+            // A leaf needs no path (only a miss below this field does): no array built for it.
+            if case .scalar(let leaf) = value {
+                members[collected.responseKey] = leaf
+                continue
+            }
+            members[collected.responseKey] = try self.value(
+                value, selections: collected.selections, path: path + [collected.responseKey], records: records, dependencies: &dependencies)
         }
         return .object(members)
     }

@@ -14,6 +14,10 @@ struct GraphQLRecordStore: Sendable {
     private var dependencies: [WatcherID: Set<GraphQLRecord.FieldKey>] = [:]
     /// The watchers that read each record field.
     private var readers: [GraphQLRecord.FieldKey: Set<WatcherID>] = [:]
+    /// When each record of `base` was last written or read, on `useClock`: what the size limit
+    /// evicts by, least recent first.
+    private var lastUse: [String: UInt64] = [:]
+    private var useClock: UInt64 = 0
 
     /// The records as watchers and reads see them: `base` with every layer over it, in order.
     var records: [String: GraphQLRecord] {
@@ -27,6 +31,7 @@ struct GraphQLRecordStore: Sendable {
     /// they see them (a field an optimistic layer covers does not change for them).
     mutating func write(_ incoming: [String: GraphQLRecord]) -> Set<WatcherID> {
         let changed = GraphQLRecord.merge(incoming, into: &base)
+        touch(incoming.keys)
         return watchers(of: changed.filter { key in !layers.contains { $0.records[key.record]?.fields[key.field] != nil } })
     }
 
@@ -56,13 +61,69 @@ struct GraphQLRecordStore: Sendable {
             return watchers(of: [GraphQLRecord.FieldKey(record: key, field: field)])
         }
         base[key] = nil
+        lastUse[key] = nil
         return watchers(of: Set(record.fields.keys.map { GraphQLRecord.FieldKey(record: key, field: $0) }))
+    }
+
+    /// Merges records read back from disk under the server's records: a field the records
+    /// already hold keeps its value (it is newer than the file's). Returns the watchers of the
+    /// fields that were missing and now arrived.
+    mutating func load(_ loaded: [String: GraphQLRecord]) -> Set<WatcherID> {
+        var arrived: Set<GraphQLRecord.FieldKey> = []
+        for (key, record) in loaded {
+            var fields = base[key]?.fields ?? [:]
+            for (name, value) in record.fields where fields[name] == nil {
+                fields[name] = value
+                arrived.insert(GraphQLRecord.FieldKey(record: key, field: name))
+            }
+            base[key] = GraphQLRecord(fields: fields)
+        }
+        touch(loaded.keys)
+        return watchers(of: arrived)
+    }
+
+    /// Notes that the records `keys` were just used (read), for the size limit.
+    mutating func touch<Keys: Sequence<String>>(_ keys: Keys) {
+        useClock += 1
+        for key in keys where base[key] != nil { lastUse[key] = useClock }
+    }
+
+    /// Brings the server's records down to `limit`: first the records that no root record (a
+    /// query's, a mutation's or a subscription's fields) and no watcher reaches, least recently
+    /// used first, then, if that is not enough, the least recently used of the others (never a
+    /// root record, nor one a watcher read). Returns the evicted keys and the watchers that read
+    /// them.
+    mutating func collect(limit: Int) -> (evicted: [String], watchers: Set<WatcherID>) {
+        guard base.count > limit else { return ([], []) }
+        let roots = GraphQLRecord.rootKeys
+        let watched = Set(dependencies.values.flatMap { $0.map(\.record) })
+        var reachable: Set<String> = []
+        var pending = roots.filter { base[$0] != nil } + watched.filter { base[$0] != nil }
+        while let key = pending.popLast() {
+            guard reachable.insert(key).inserted, let record = base[key] else { continue }
+            for value in record.fields.values { pending += value.references }
+        }
+        let uses = lastUse
+        let byUse = { (keys: [String]) in keys.sorted { (uses[$0] ?? 0, $0) < (uses[$1] ?? 0, $1) } }
+        let unreachable = byUse(base.keys.filter { !reachable.contains($0) })
+        let others = byUse(reachable.filter { !roots.contains($0) && !watched.contains($0) })
+        var evicted: [String] = []
+        var fields: Set<GraphQLRecord.FieldKey> = []
+        for key in unreachable + others {
+            guard base.count > limit else { break }
+            guard let record = base.removeValue(forKey: key) else { continue }
+            lastUse[key] = nil
+            evicted.append(key)
+            for name in record.fields.keys { fields.insert(GraphQLRecord.FieldKey(record: key, field: name)) }
+        }
+        return (evicted, watchers(of: fields))
     }
 
     /// Removes every record and layer; returns every watcher.
     mutating func clear() -> Set<WatcherID> {
         base = [:]
         layers = []
+        lastUse = [:]
         return Set(dependencies.keys)
     }
 
