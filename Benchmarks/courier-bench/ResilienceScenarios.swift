@@ -136,9 +136,9 @@ enum ResilienceScenarios {
         func shed(_ counts: [RequestPriority: Int]) -> String {
             "shed background \(counts[.background] ?? 0), default \(counts[.default] ?? 0), interactive \(counts[.interactive] ?? 0)"
         }
+        print(String(format: "resilience: saturation, 4,000 calls/s for %d s to a 2,000/s server (1 ms unloaded; 1/5 interactive, 2/5 background)", seconds))
         let fixed = await run(nil)
         let adaptive = await run(ConcurrencyLimitPolicy())
-        print(String(format: "resilience: saturation, 4,000 calls/s for %d s to a 2,000/s server (1 ms unloaded; 1/5 interactive, 2/5 background)", seconds))
         print(String(format: "  fixed 64     goodput %6.0f/s (%.2f× capacity)   interactive p99 %7.2f ms   ", fixed.goodput, fixed.goodput / 2_000, fixed.p99) + shed(fixed.shed))
         print(String(format: "  adaptive     goodput %6.0f/s (%.2f× capacity)   interactive p99 %7.2f ms   ", adaptive.goodput, adaptive.goodput / 2_000, adaptive.p99)
               + shed(adaptive.shed) + "  (target: goodput >= 0.9×, p99 <= 3 ms, background shed first)")
