@@ -20,6 +20,8 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     public let client: PostgresClient
     /// The table items are kept in.
     public let table: String
+    /// How long a call may take before it fails with ``NetworkError/storageFailed(_:)``.
+    public let operationTimeout: Duration
     /// The `LISTEN/NOTIFY` channel inserts are announced on: `<table>_added`.
     public var channel: String { table + "_added" }
 
@@ -34,10 +36,15 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     ///   - table: a plain SQL identifier (lowercase letters, digits, `_`; at most 50 characters),
     ///     so that it can be spelled in statements; the same for every replica sharing the queue.
     ///   - logger: where PostgresNIO logs the storage's queries; by default nowhere.
-    public init(client: PostgresClient, table: String = "courier_offline_items", logger: Logger? = nil) {
+    ///   - operationTimeout: how long a call may wait (for a connection, for its statements)
+    ///     before it fails with ``NetworkError/storageFailed(_:)``.
+    public init(
+        client: PostgresClient, table: String = "courier_offline_items", operationTimeout: Duration = .seconds(10), logger: Logger? = nil
+    ) {
         precondition(Self.isPlainIdentifier(table), "PostgresOfflineStorage: table \"\(table)\" is not a plain SQL identifier")
         self.client = client
         self.table = table
+        self.operationTimeout = operationTimeout
         self.logger = logger ?? Self.quietLogger
         self.schema = PostgresSchema(statements: OfflineItemRow.schema(table: table))
     }
@@ -273,10 +280,24 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     }
 
     /// Runs `body`, turning what the database threw into ``NetworkError/storageFailed(_:)``
-    /// naming `operation` (cancellation and Courier's own errors pass as they are).
-    func storage<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
+    /// naming `operation` (cancellation and Courier's own errors pass as they are). A call that
+    /// has not finished after ``operationTimeout`` is cancelled and fails: while the server is
+    /// unreachable, PostgresClient's pool keeps reconnecting and a call would otherwise wait for
+    /// a connection for as long as the outage lasts.
+    func storage<Value: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
         do {
-            return try await body()
+            return try await withThrowingTaskGroup(of: Value?.self) { group in
+                group.addTask { try await body() }
+                group.addTask {
+                    try await Task.sleep(for: operationTimeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else {
+                    throw NetworkError.storageFailed("PostgreSQL \(table): \(operation) timed out after \(operationTimeout) (server unreachable?)")
+                }
+                return value
+            }
         } catch let error as NetworkError {
             throw error
         } catch let error as CancellationError {

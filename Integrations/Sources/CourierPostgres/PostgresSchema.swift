@@ -28,7 +28,8 @@ actor PostgresSchema {
         }
         self.attempt = attempt
         do {
-            try await attempt.value
+            // A caller that gives up (its timeout) cancels the attempt; the next call starts anew.
+            try await withTaskCancellationHandler { try await attempt.value } onCancel: { attempt.cancel() }
             made = true
         } catch {
             self.attempt = nil

@@ -28,7 +28,7 @@ extension PostgresTests {
             defer { receiver.stop() }
             let total = 10_000
             let keys = 50
-            try await TestPostgres.withStorage { storage, _ in
+            try await TestPostgres.withStorage(operationTimeout: .seconds(60)) { storage, _ in
                 let base = "http://127.0.0.1:\(receiver.port)"
                 _ = try await storage.insert((0..<total).map { Items.write(key: "k\($0 % keys)", sequence: $0 / keys, baseURL: base) })
                 let replicas = try (0..<3).map { try Self.startReplica(url: url, table: storage.table, owner: "replica-\($0)") }

@@ -1,3 +1,4 @@
+import Courier
 import CourierPostgres
 import Foundation
 import Logging
@@ -42,7 +43,7 @@ enum TestPostgres {
     /// Runs `body` with a running client of the test server (through `port` when given) and a
     /// storage in a table of its own, dropped afterwards.
     static func withStorage<Result: Sendable>(
-        port: Int? = nil, connections: Int = 8, table: String = uniqueTable(),
+        port: Int? = nil, connections: Int = 8, table: String = uniqueTable(), operationTimeout: Duration = .seconds(3),
         _ body: (PostgresOfflineStorage, PostgresClient) async throws -> Result
     ) async throws -> Result {
         let url = try url()
@@ -50,7 +51,7 @@ enum TestPostgres {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            let storage = PostgresOfflineStorage(client: client, table: table)
+            let storage = PostgresOfflineStorage(client: client, table: table, operationTimeout: operationTimeout)
             do {
                 let result = try await body(storage, client)
                 try? await drop(table, url: url)
@@ -60,6 +61,15 @@ enum TestPostgres {
                 throw error
             }
         }
+    }
+
+    /// `body`'s value, tried again (up to three times) while it fails with `storageFailed`: the
+    /// first call after a cut connection may meet it before the pool has noticed.
+    static func retrying<Value>(_ body: () async throws -> Value) async throws -> Value {
+        for _ in 0..<2 {
+            do { return try await body() } catch NetworkError.storageFailed {}
+        }
+        return try await body()
     }
 
     /// A table name no other test uses.
@@ -82,21 +92,26 @@ enum TestPostgres {
         guard let script = environment["COURIER_POSTGRES_CONTROL"] else {
             throw Unavailable(description: "COURIER_POSTGRES_CONTROL is not set (.ci/postgres env)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = [command]
-        // Waiting for the script runs on a thread of its own, never on the pool.
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+        // posix_spawn and waitpid on a thread of their own (never the pool): Foundation's
+        // Process did not report the script's exit once it had started the server's daemon.
+        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             Thread {
-                do {
-                    try process.run()
-                    process.waitUntilExit()
-                    continuation.resume(returning: process.terminationStatus)
-                } catch {
-                    continuation.resume(throwing: error)
+                var pid: pid_t = 0
+                var actions = posix_spawn_file_actions_t()
+                posix_spawn_file_actions_init(&actions)
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+                let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(script), strdup(command), nil]
+                defer { arguments.forEach { free($0) } }
+                guard posix_spawn(&pid, script, &actions, nil, arguments, environ) == 0 else {
+                    continuation.resume(returning: -1)
+                    return
                 }
+                posix_spawn_file_actions_destroy(&actions)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                continuation.resume(returning: status)
             }.start()
         }
-        guard status == 0 else { throw Unavailable(description: "\(script) \(command) exited \(status)") }
+        guard status == 0 else { throw Unavailable(description: "\(script) \(command) exited with status \(status)") }
     }
 }

@@ -2,7 +2,7 @@
 given as argv[1], prints `PORT <n>`, then takes commands on stdin, one a line, answering each
 with `ok`:
 
-  arm  the next bytes the server sends on any connection are dropped and every connection is
+  arm  the next bytes the server sends on any connection are dropped and that connection is
        cut at once (the client never sees the answer to what it sent last)
   cut  cut every connection now
 
@@ -21,7 +21,7 @@ def cut_all():
     connections.clear()
 
 
-async def pipe(reader, writer, from_server):
+async def pipe(reader, writer, from_server, pair):
     global armed
     try:
         while True:
@@ -30,7 +30,8 @@ async def pipe(reader, writer, from_server):
                 break
             if from_server and armed:
                 armed = False
-                cut_all()
+                for end in pair:
+                    end.transport.abort()
                 break
             writer.write(data)
             await writer.drain()
@@ -48,7 +49,8 @@ async def serve(client_reader, client_writer):
         return
     connections.add(client_writer)
     connections.add(server_writer)
-    await asyncio.gather(pipe(client_reader, server_writer, False), pipe(server_reader, client_writer, True))
+    pair = (client_writer, server_writer)
+    await asyncio.gather(pipe(client_reader, server_writer, False, pair), pipe(server_reader, client_writer, True, pair))
     connections.discard(client_writer)
     connections.discard(server_writer)
 
