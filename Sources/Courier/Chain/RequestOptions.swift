@@ -57,6 +57,10 @@ public struct RequestOptions: Sendable {
     /// Values for the interceptors of this call's attempts (``RequestContext/tags``), such as an
     /// integration's per-call state; never sent. Default none.
     public var tags = RequestTags()
+    /// The ordering key of this write if it is queued offline (``OfflineItem/orderingKey``):
+    /// writes with the same key replay one at a time, in order, across every client sharing the
+    /// queue. Default none: the client's (``APIClient/Configuration/Offline/orderingKey``).
+    public var orderingKey: String?
 
     /// Creates options; every parameter defaults to the client's behaviour.
     public init(
@@ -73,8 +77,10 @@ public struct RequestOptions: Sendable {
         circuitBreaker: CircuitBreakerPolicy? = nil,
         hedging: HedgingPolicy? = nil,
         priority: RequestPriority? = nil,
-        operationName: String? = nil
+        operationName: String? = nil,
+        orderingKey: String? = nil
     ) {
+        self.orderingKey = orderingKey
         self.operationName = operationName
         self.priority = priority
         self.circuitBreaker = circuitBreaker

@@ -71,6 +71,22 @@ extension APIClient.Configuration {
         /// What happens to a replay answered 409 or 412. Default ``ConflictResolver/manual``:
         /// parked for the app, never dropped.
         public var conflicts: ConflictResolver
+        /// A queue shared with other clients (the replicas of a service) instead of this
+        /// client's SQLite file: its items live in `sharedStorage` (`CourierPostgres`'s
+        /// PostgreSQL storage, say), every client sharing it drains it, and each ordering key
+        /// replays one item at a time across all of them (``SharedOfflineStorage``).
+        /// ``storageFile`` is then ignored, and ``maxItems`` bounds the items waiting in the
+        /// whole shared queue. Default none: SQLite.
+        public var sharedStorage: (any SharedOfflineStorage)?
+        /// With ``sharedStorage``: how long a claimed item stays this client's turn without a
+        /// renewal. Leases are renewed every third of it while the replay runs; a client that
+        /// died loses its turns when they expire, and another client replays those items under
+        /// the same idempotency key. Default 30 s.
+        public var lease: Duration = .seconds(30)
+        /// The ordering key of this client's writes without one of their own
+        /// (``RequestOptions/orderingKey``). Default ``OfflineItem/defaultOrderingKey``: with a
+        /// shared storage, every client using the default shares one order.
+        public var orderingKey: String = OfflineItem.defaultOrderingKey
         /// Where the queue's items are stored: SQLite, at ``storageFile`` or in memory.
         var storage: any OfflineStorage = SQLiteOfflineStorage()
         /// How the sync coordinator's drains reach the queue: through its handle.

@@ -43,7 +43,8 @@ struct ClientComponents: Sendable {
         }
         // A monitor when the configuration has connectivity or an offline queue.
         let offline = configuration.connectivity == nil && configuration.offline == nil ? nil : OfflineComponents(
-            learnsFromRequests: (configuration.connectivity ?? .init()).learnsFromRequests, hasQueue: configuration.offline != nil)
+            learnsFromRequests: (configuration.connectivity ?? .init()).learnsFromRequests, hasQueue: configuration.offline != nil,
+            sharedQueue: configuration.offline?.sharedStorage != nil)
         let settings = ChainSettings(
             baseURL: configuration.baseURL, logger: configuration.logging.logger, redaction: configuration.logging.redaction, clock: clock,
             random: configuration.random, maxResponseBytes: configuration.limits.maxResponseBytes, events: requestEvents,
@@ -201,9 +202,10 @@ struct ClientComponents: Sendable {
     ) -> [ChildSpec] {
         guard let settings = configuration.offline, let queue = offline.queue, let coordinator = offline.coordinator else { return [] }
         let clock = configuration.clock
-        let queueEnvironment = OfflineQueue.Environment(
+        var queueEnvironment = OfflineQueue.Environment(
             path: settings.storageFile?.path ?? ":memory:", limits: settings.limits, clock: clock, events: offline.offlineEvents,
             waiting: queue.waiting, loaded: queue.loaded, storage: settings.storage)
+        queueEnvironment.orderingKey = settings.orderingKey
         let coordinatorEnvironment = SyncCoordinator.Environment(
             mailbox: coordinator, queue: settings.drainQueue(queue), send: replay, identity: identity, resolver: settings.conflicts,
             connectivity: offline.connectivity, progress: offline.syncProgress, running: offline.running)
@@ -213,7 +215,18 @@ struct ClientComponents: Sendable {
             // Closed for good (shutdown, or the supervisor gave up) before its store was ever
             // opened, the queue will not open it now: whoever waits for that open goes on (the
             // count reads 0, and asks fail `componentUnavailable`).
-            .component(mailbox: queue.mailbox, closed: { loaded.open() }) {
+            settings.sharedStorage.map { storage in
+                // One owner per client, kept across the queue's restarts (its settles of the
+                // turns a predecessor claimed pass the storage's fence).
+                let environment = SharedOfflineQueue.Environment(
+                    storage: storage, owner: UUID().uuidString, lease: settings.lease, orderingKey: settings.orderingKey,
+                    limits: settings.limits, clock: clock, events: offline.offlineEvents, waiting: queue.waiting, loaded: loaded,
+                    mailbox: queueMailbox)
+                return .component(mailbox: queueMailbox, closed: { loaded.open() }) { scope in
+                    try? queueMailbox.send(.open)
+                    return SharedOfflineQueue(environment, scope: scope)
+                }
+            } ?? .component(mailbox: queue.mailbox, closed: { loaded.open() }) { [queueEnvironment] in
                 // Every instance opens the store at once: a restarted one (say, its predecessor
                 // failed on `open`, the first message) must not wait for a caller's message,
                 // since the first callers wait for the open (`loaded`) before sending any.
@@ -230,6 +243,14 @@ struct ClientComponents: Sendable {
                     try coordinator.send(.tick)
                 }
             },
-        ]
+        ] + (settings.sharedStorage.map { storage in
+            // Another client sharing the storage added items: counted, then drained here too.
+            [ChildSpec(name: "OfflineWakeUps", restart: .transient) {
+                for await _ in storage.wakeUps() {
+                    _ = try? await queue.refresh()
+                    try coordinator.send(.itemsAdded)
+                }
+            }]
+        } ?? [])
     }
 }

@@ -22,8 +22,9 @@ struct OfflineComponents: Sendable {
     let running: Locked<DrainSlot>
 
     /// The mailboxes and shared values of a monitor, and with `hasQueue` of an offline queue
-    /// and its coordinator. ``ClientComponents`` makes their children.
-    init(learnsFromRequests: Bool, hasQueue: Bool) {
+    /// (`sharedQueue`: a ``SharedOfflineQueue``) and its coordinator. ``ClientComponents``
+    /// makes their children.
+    init(learnsFromRequests: Bool, hasQueue: Bool, sharedQueue: Bool = false) {
         monitor = Mailbox(name: "NetworkMonitor")
         connectivity = LatestValue(.unknown)
         observed = LatestValue(.unknown)
@@ -32,7 +33,7 @@ struct OfflineComponents: Sendable {
             let mailbox = Mailbox<OfflineQueue.Message>(name: "OfflineQueue")
             // The first message: the store opens as soon as the queue starts, not at the first call.
             try? mailbox.send(.open)
-            queue = OfflineQueue.Handle(mailbox: mailbox, waiting: LatestValue(0))
+            queue = OfflineQueue.Handle(mailbox: mailbox, waiting: LatestValue(0), ordersByKey: sharedQueue)
             coordinator = Mailbox(name: "SyncCoordinator")
         } else {
             (queue, coordinator) = (nil, nil)

@@ -96,6 +96,6 @@ struct OfflineGate: Interceptor {
         return OfflineWrite(
             request: request, requiresAuth: options.requiresAuth, sessionIdentity: identity,
             attemptTimeout: options.attemptTimeout ?? request.timeout, deadline: options.deadline,
-            keyMayBeInProgress: keyMayBeInProgress)
+            orderingKey: options.orderingKey, keyMayBeInProgress: keyMayBeInProgress)
     }
 }

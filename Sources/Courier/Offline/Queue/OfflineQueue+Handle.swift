@@ -8,6 +8,9 @@ extension OfflineQueue {
         /// Open once the queue has first opened its store (or failed to): before that, `waiting`
         /// does not count the stored writes yet.
         var loaded = Latch()
+        /// The queue replays each ordering key apart (a ``SharedOfflineQueue``): an item
+        /// backing off holds back only its key, not the drain.
+        var ordersByKey = false
 
         /// How many items wait to be replayed: once the store has been opened, so that the
         /// writes stored by an earlier run are counted from the first call (the first call
@@ -49,6 +52,12 @@ extension OfflineQueue {
         /// The next due item, claimed (for a session without identity).
         nonisolated(nonsending) func claimNext() async throws(NetworkError) -> OfflineItem? {
             try await claim(limit: 1, identity: nil).first
+        }
+
+        /// Counts the waiting items again (another client sharing the storage added some) and
+        /// returns the count.
+        nonisolated(nonsending) func refresh() async throws(NetworkError) -> Int {
+            try await mailbox.request { .refresh($0) }
         }
 
         /// Tells the queue a claimed item was delivered; it leaves the queue without a wait.

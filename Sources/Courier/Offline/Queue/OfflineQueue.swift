@@ -51,6 +51,12 @@ actor OfflineQueue: Component {
         /// Open the store now (tell, the client's first message): the stored writes are counted
         /// before any call needs the count.
         case open
+        /// Renew the leases of the items being replayed (tell, from a shared queue's timer; a
+        /// queue that owns its store has no leases).
+        case renewLeases
+        /// Count the waiting items again and answer the count (ask, when another client
+        /// sharing the storage added some).
+        case refresh(Reply<Int>)
     }
 
     /// What every instance runs with; it outlives instances.
@@ -66,6 +72,9 @@ actor OfflineQueue: Component {
         let loaded: Latch
         /// Where the items are stored.
         var storage: any OfflineStorage = SQLiteOfflineStorage()
+        /// The ordering key of writes without one of their own (kept with each item; this
+        /// queue replays every key in one order).
+        var orderingKey = OfflineItem.defaultOrderingKey
         /// Makes each instance's thread: a new one per instance, never shared.
         var makeExecutor: @Sendable () -> ThreadExecutor = { ThreadExecutor(name: "courier.queue") }
     }
@@ -124,6 +133,7 @@ actor OfflineQueue: Component {
                 expiry: environment.limits.expiry, sessionIdentity: write.sessionIdentity, attemptTimeout: write.attemptTimeout,
                 deadline: write.deadline)
             item.keyMayBeInProgress = write.keyMayBeInProgress
+            item.orderingKey = write.orderingKey ?? environment.orderingKey
             staged.append((item, reply))
         case .items(let reply):
             try expireAll(now: now)
@@ -151,8 +161,10 @@ actor OfflineQueue: Component {
             reply.resume(with: try apply([(id, item.resolved(by: resolution))]))
         case .claim(let limit, let identity, let reply):
             reply.resume(with: try claim(limit: limit, identity: identity, now: now))
-        case .open:
+        case .open, .renewLeases:
             break
+        case .refresh(let reply):
+            reply.succeed(waitingCount)
         case .delivered(let id, let status):
             // Removed meanwhile, or settled by an earlier drain: nothing to do.
             guard items[id]?.state == .sending else { return }
@@ -261,7 +273,8 @@ actor OfflineQueue: Component {
             reply.fail(error)
         case .settle(_, let reply): reply.fail(error)
         case .claim(_, _, let reply): reply.fail(error)
-        case .open, .delivered: break
+        case .refresh(let reply): reply.fail(error)
+        case .open, .delivered, .renewLeases: break
         }
     }
 

@@ -19,13 +19,15 @@ final class OfflineStore: OfflineItemStore {
             body BLOB, requires_auth INTEGER NOT NULL, idempotency_key TEXT NOT NULL, created_at REAL NOT NULL,
             expires_at REAL NOT NULL, attempts INTEGER NOT NULL, last_error TEXT, state TEXT NOT NULL,
             next_attempt_at REAL, server_status INTEGER, server_headers BLOB, server_body BLOB,
-            session_identity TEXT, attempt_timeout_ns INTEGER, deadline_ns INTEGER);
+            session_identity TEXT, attempt_timeout_ns INTEGER, deadline_ns INTEGER, ordering_key TEXT);
         """
 
     /// Columns added after the first version, with their types: a file without them gets them
-    /// at open (`NULL` in the rows it holds: no identity, the client's timeouts).
+    /// at open (`NULL` in the rows it holds: no identity, the client's timeouts, the default
+    /// ordering key).
     static let addedColumns = [
         (name: "session_identity", type: "TEXT"), (name: "attempt_timeout_ns", type: "INTEGER"), (name: "deadline_ns", type: "INTEGER"),
+        (name: "ordering_key", type: "TEXT"),
     ]
 
     /// What opening found: the store, its items, the largest id ever given to an item (new ones
@@ -116,7 +118,7 @@ final class OfflineStore: OfflineItemStore {
             """
             SELECT id, method, url, headers, body, requires_auth, idempotency_key, created_at, expires_at, attempts,
                    last_error, state, next_attempt_at, server_status, server_headers, server_body, session_identity,
-                   attempt_timeout_ns, deadline_ns
+                   attempt_timeout_ns, deadline_ns, ordering_key
             FROM items ORDER BY id
             """, []
         ) { row in
@@ -140,7 +142,8 @@ final class OfflineStore: OfflineItemStore {
                 createdAt: Date(timeIntervalSince1970: row.real(7)), expiresAt: Date(timeIntervalSince1970: row.real(8)),
                 attempts: Int(row.integer(9)), lastError: unreadable ?? (row.isNull(10) ? nil : row.text(10)),
                 state: unreadable == nil ? state ?? .dead : .dead,
-                nextAttemptAt: row.isNull(12) ? nil : Date(timeIntervalSince1970: row.real(12)), serverResponse: response)
+                nextAttemptAt: row.isNull(12) ? nil : Date(timeIntervalSince1970: row.real(12)), serverResponse: response,
+                orderingKey: row.isNull(19) ? OfflineItem.defaultOrderingKey : row.text(19))
         }
     }
 
@@ -161,8 +164,8 @@ final class OfflineStore: OfflineItemStore {
                     """
                     INSERT INTO items (method, url, headers, body, requires_auth, idempotency_key, created_at, expires_at,
                                        attempts, last_error, state, next_attempt_at, server_status, server_headers,
-                                       server_body, session_identity, attempt_timeout_ns, deadline_ns, id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       server_body, session_identity, attempt_timeout_ns, deadline_ns, ordering_key, id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, Self.columns(of: item) + [.integer(item.id)])
             }
         }
@@ -189,7 +192,7 @@ final class OfflineStore: OfflineItemStore {
                     UPDATE items SET method = ?, url = ?, headers = ?, body = ?, requires_auth = ?, idempotency_key = ?,
                                      created_at = ?, expires_at = ?, attempts = ?, last_error = ?, state = ?,
                                      next_attempt_at = ?, server_status = ?, server_headers = ?, server_body = ?,
-                                     session_identity = ?, attempt_timeout_ns = ?, deadline_ns = ?
+                                     session_identity = ?, attempt_timeout_ns = ?, deadline_ns = ?, ordering_key = ?
                     WHERE id = ?
                     """, Self.columns(of: item) + [.integer(item.id)])
             }
@@ -210,6 +213,7 @@ final class OfflineStore: OfflineItemStore {
             item.serverResponse.map { .blob($0.body) } ?? .null,
             item.sessionIdentity.map { .text($0) } ?? .null,
             item.attemptTimeout.map { .integer(nanoseconds($0)) } ?? .null, item.deadline.map { .integer(nanoseconds($0)) } ?? .null,
+            .text(item.orderingKey),
         ]
     }
 

@@ -10,6 +10,9 @@ struct OfflineWrite: Sendable {
     /// The request's own attempt timeout and deadline (``OfflineItem/attemptTimeout``, ``OfflineItem/deadline``).
     var attemptTimeout: Duration? = nil
     var deadline: Duration? = nil
+    /// Its own ordering key (``RequestOptions/orderingKey``); `nil`: the client's
+    /// (``APIClient/Configuration/Offline/orderingKey``).
+    var orderingKey: String? = nil
     /// It was sent under its key and got no answer: the server may still be applying it (a 409
     /// to its replay is then not a conflict).
     var keyMayBeInProgress = false

@@ -61,8 +61,9 @@ struct Drain: Sendable {
                 report.currentItem = nil
                 progress.publish(report)
                 // A lost connection ends the drain; so does an item waiting for its backoff, which
-                // holds back the ones after it.
-                if verdict.endsDrain || state == .retrying {
+                // holds back the ones after it (only its key's, when the queue orders by key: the
+                // others of this batch have keys of their own, and its key's next is not claimable).
+                if verdict.endsDrain || (state == .retrying && !queue.ordersByKey) {
                     _ = try await answer { try await queue.settle(batch[(index + 1)...].map { ($0.id, .released) }) }
                     break draining
                 }

@@ -8,6 +8,9 @@
 protocol DrainQueue: Sendable {
     /// How many items wait to be replayed, as the queue last published it.
     var waiting: LatestValue<Int> { get }
+    /// Whether it replays each ordering key apart: an item backing off then holds back only
+    /// its key's later items, so the drain goes on with the other keys.
+    var ordersByKey: Bool { get }
     /// How many items wait, once the queue has opened its store.
     nonisolated(nonsending) func waitingCount() async -> Int
     /// The next due items, in order, at most `limit`, claimed for a replay under `identity`.
@@ -18,6 +21,11 @@ protocol DrainQueue: Sendable {
     nonisolated(nonsending) func settle(_ verdicts: [(id: Int64, verdict: ReplayVerdict)]) async throws -> [OfflineItemState?]
     /// A replay's verdict; the item's new state (`nil`: it left).
     nonisolated(nonsending) func settle(_ id: Int64, _ verdict: ReplayVerdict) async throws -> OfflineItemState?
+}
+
+extension DrainQueue {
+    /// One order for every item: an item backing off holds back all the later ones.
+    var ordersByKey: Bool { false }
 }
 
 extension OfflineQueue.Handle: DrainQueue {}

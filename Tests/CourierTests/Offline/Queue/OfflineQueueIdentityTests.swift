@@ -71,6 +71,7 @@ private func write(_ n: Int, identity: String?, attemptTimeout: Duration? = nil,
         var items = try await first.handle.items()
         #expect(items.map(\.idempotencyKey) == ["old-key"])
         #expect(items.first?.sessionIdentity == nil && items.first?.attemptTimeout == nil && items.first?.deadline == nil)
+        #expect(items.first?.orderingKey == OfflineItem.defaultOrderingKey)
         _ = try await first.handle.enqueue(write(2, identity: "alice", attemptTimeout: .milliseconds(1500), deadline: .seconds(9)))
         _ = try await first.handle.enqueue(write(3, identity: "alice"))
         #expect(try await first.handle.claim(limit: 10, identity: nil).map(\.id) == [1])   // signed out: alice's wait

@@ -44,6 +44,18 @@ func write(_ n: Int, path: String = "notes") -> HTTPRequest {
         await queue.stop()
     }
 
+    @Test("a write's ordering key is stored with it; a write without one gets the default")
+    func orderingKeyStored() async throws {
+        let path = try temporaryDirectory().appendingPathComponent("queue.sqlite").path
+        let first = RunningQueue(path: path, clock: ManualClock())
+        _ = try await first.handle.enqueue(OfflineWrite(request: write(1), requiresAuth: true, orderingKey: "cart-7"))
+        _ = try await first.handle.enqueue(write(2), requiresAuth: true)
+        await first.stop()
+        let second = RunningQueue(path: path, clock: ManualClock())
+        #expect(try await second.handle.items().map(\.orderingKey) == ["cart-7", OfflineItem.defaultOrderingKey])
+        await second.stop()
+    }
+
     @Test("enqueued writes are on disk when enqueue returns: a new instance on the file finds them, in order")
     func durable() async throws {
         let path = try temporaryDirectory().appendingPathComponent("queue.sqlite").path
