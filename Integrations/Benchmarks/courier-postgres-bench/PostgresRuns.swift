@@ -34,7 +34,7 @@ enum PostgresRuns {
     /// client) from a table of `items` items over 64 ordering keys.
     static func drainRate(url: URL, items count: Int, replicas: Int, receiver: URL) async throws -> Drain {
         let table = "courier_bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
-        let ids = try await withStorage(url: url, table: String(table)) { storage in
+        let ids = try await withStorage(url: url, table: String(table), drop: false) { storage in
             try await storage.insert((0..<count).map { item(key: "k\($0 % 64)", sequence: $0 / 64, receiver: receiver) })
         }
         let delivered = DeliveredItems()
