@@ -1,6 +1,7 @@
 // swift-tools-version:6.2
 // Courier's integrations with the server-side Swift ecosystem: swift-log, swift-metrics,
-// swift-distributed-tracing and swift-service-lifecycle. A package of its own, so that Courier
+// swift-distributed-tracing, swift-service-lifecycle, swift-openapi-runtime and postgres-nio (the
+// offline queue on PostgreSQL). A package of its own, so that Courier
 // itself keeps no package dependency; each product is opt-in.
 import Foundation
 import PackageDescription
