@@ -1,6 +1,7 @@
 // swift-tools-version:6.2
 // Courier's integrations with the server-side Swift ecosystem: swift-log, swift-metrics,
-// swift-distributed-tracing and swift-service-lifecycle. A package of its own, so that Courier
+// swift-distributed-tracing, swift-service-lifecycle, swift-openapi-runtime and postgres-nio (the
+// offline queue on PostgreSQL). A package of its own, so that Courier
 // itself keeps no package dependency; each product is opt-in.
 import Foundation
 import PackageDescription
@@ -19,6 +20,7 @@ let package = Package(
         .library(name: "CourierTracing", targets: ["CourierTracing"]),
         .library(name: "CourierServiceLifecycle", targets: ["CourierServiceLifecycle"]),
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
+        .library(name: "CourierPostgres", targets: ["CourierPostgres"]),
     ],
     dependencies: [
         .package(path: ".."),
@@ -32,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Only for the benchmark's comparison row (courier-openapi-bench).
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        // The offline queue on PostgreSQL, shared by a service's replicas (CourierPostgres).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "CourierLogging", dependencies: [
@@ -55,6 +59,11 @@ let package = Package(
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
+        .target(name: "CourierPostgres", dependencies: [
+            .product(name: "Courier", package: courier),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The generated client over CourierTransport and over swift-openapi-urlsession, against
         // the repository's nginx; its client is generated as the tests' is (README.md there).
         .executableTarget(
@@ -66,6 +75,17 @@ let package = Package(
             ],
             path: "Benchmarks/courier-openapi-bench",
             exclude: ["openapi.yaml", "openapi-generator-config.yaml", "RESULTS.md"]
+        ),
+        // The PostgreSQL queue's enqueue and drain rates beside the SQLite queue's
+        // (`--profile offline-postgres`), against the server .ci/postgres starts.
+        .executableTarget(
+            name: "courier-postgres-bench",
+            dependencies: [
+                "CourierPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Benchmarks/courier-postgres-bench",
+            exclude: ["RESULTS.md"]
         ),
         .testTarget(name: "CourierIntegrationsTests", dependencies: [
             "CourierLogging", "CourierMetrics", "CourierTracing", "CourierServiceLifecycle",
@@ -85,6 +105,21 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml", "Generated/README.md", "Generated/regenerate.sh"]
+        ),
+        // A replica process for the kill test (SIGKILL mid-drain).
+        .executableTarget(
+            name: "PostgresReplica",
+            dependencies: ["CourierPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/PostgresReplica"
+        ),
+        .testTarget(
+            name: "CourierPostgresTests",
+            dependencies: [
+                "CourierPostgres", "PostgresReplica",
+                .product(name: "CourierTesting", package: courier),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            exclude: ["Support/tcp_proxy.py", "Support/receiver.py"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,115 @@
+import Courier
+import CourierPostgres
+import Foundation
+import PostgresNIO
+import Testing
+
+extension PostgresTests {
+    /// Lost connections and a restarted server, against the real server.
+    @Suite struct FaultTests {
+        let lease = Duration.seconds(30)
+
+        @Test func aConnectionCutDuringAClaimsCommitLosesNothingAndHandsTheItemOutOnce() async throws {
+            let url = try TestPostgres.url()
+            let proxy = try await ScriptProcess.start("tcp_proxy.py", arguments: ["\(url.port ?? 5432)"])
+            defer { proxy.stop() }
+            try await TestPostgres.withStorage(port: proxy.port, connections: 2) { storage, _ in
+                let ids = try await storage.insert([Items.write(key: "a")])
+                let key = try await storage.items()[0].idempotencyKey
+                // The claim's answer is dropped and its connection cut: it committed, but the
+                // replica never learns it holds the item.
+                try await proxy.send("arm")
+                await #expect(throws: NetworkError.self) {
+                    try await storage.claim(owner: "cut", limit: 1, identity: nil, now: Items.start, lease: lease)
+                }
+                // The pool reconnects; the item is still there, handed out once: now if the cut
+                // beat the commit, else once the lost claim's lease expires.
+                #expect(try await TestPostgres.retrying { try await storage.items() }.map(\.id) == ids)
+                var handedOut = try await storage.claim(owner: "r2", limit: 1, identity: nil, now: Items.start, lease: lease)
+                handedOut += try await storage.claim(owner: "r2", limit: 1, identity: nil, now: Items.start.addingTimeInterval(31), lease: lease)
+                #expect(handedOut.map(\.id) == ids)
+                #expect(handedOut.first?.idempotencyKey == key)
+                try await storage.write(owner: "r2", updating: [], deleting: ids)
+                #expect(try await storage.items().isEmpty)
+            }
+        }
+
+        @Test func aServerRestartMidDrainLosesNothingAndReplicasGoOn() async throws {
+            try await TestPostgres.withStorage(connections: 6) { storage, _ in
+                let keys = 8
+                let perKey = 40
+                var items: [OfflineItem] = []
+                for sequence in 0..<perKey { for key in 0..<keys { items.append(Items.write(key: "k\(key)", sequence: sequence)) } }
+                let ids = Set(try await storage.insert(items))
+                let log = DeliveryLog()
+                let clock = LogicalClock()
+                let failures = FailureCount()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for replica in 0..<3 {
+                        group.addTask {
+                            try await Self.drain(storage, owner: "r\(replica)", log: log, clock: clock, failures: failures, lease: lease)
+                        }
+                    }
+                    await log.waitFor(deliveries: keys * perKey / 4)
+                    try await TestPostgres.control("pause")
+                    try await TestPostgres.control("resume")
+                    try await group.waitForAll()
+                }
+                let delivered = await log.deliveredIDs()
+                #expect(delivered == ids)
+                #expect(await log.summary().outOfOrder == 0)
+                #expect(try await storage.items().isEmpty)
+                #expect(await failures.count > 0, "the restart was not noticed")
+            }
+        }
+
+        /// A replica's drain at the storage's level: claim, deliver, delete; an error (the server
+        /// is down) is retried after a short pause, and a delete is retried until it is made.
+        static func drain(
+            _ storage: PostgresOfflineStorage, owner: String, log: DeliveryLog, clock: LogicalClock, failures: FailureCount, lease: Duration
+        ) async throws {
+            while true {
+                do {
+                    let claimed = try await storage.claim(owner: owner, limit: 4, identity: nil, now: await clock.tick(), lease: lease)
+                    if claimed.isEmpty {
+                        if try await storage.waitingCount() == 0 { return }
+                        try await Task.sleep(for: .milliseconds(5))
+                        continue
+                    }
+                    for item in claimed { await log.deliver(item) }
+                    while true {
+                        do {
+                            try await storage.write(owner: owner, updating: [], deleting: claimed.map(\.id))
+                            break
+                        } catch {
+                            await failures.add()
+                            try await Task.sleep(for: .milliseconds(50))
+                        }
+                    }
+                } catch let error as NetworkError {
+                    guard case .storageFailed = error else { throw error }
+                    await failures.add()
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+        }
+    }
+}
+
+/// The replicas' `now`: one second later at each claim, so that a lease lost with a cut
+/// connection expires after a known number of claims, whatever the real time.
+actor LogicalClock {
+    private var now = Items.start
+
+    func tick() -> Date {
+        now = now.addingTimeInterval(1)
+        return now
+    }
+}
+
+/// How many storage calls failed.
+actor FailureCount {
+    private(set) var count = 0
+
+    func add() { count += 1 }
+}
