@@ -28,8 +28,8 @@ enum PostgresBench {
         defer { receiver.stop() }
 
         let postgresEnqueue = try await PostgresRuns.enqueueRate(url: url, writes: enqueues, enqueuers: 64)
-        let oneReplica = try await PostgresRuns.drainRate(url: url, items: drainItems, replicas: 1, receiver: receiver.baseURL)
-        let threeReplicas = try await PostgresRuns.drainRate(url: url, items: drainItems, replicas: 3, receiver: receiver.baseURL)
+        let oneReplica = try await PostgresRuns.drainRate(url: url, items: drainItems, replicas: 1, receiver: receiver)
+        let threeReplicas = try await PostgresRuns.drainRate(url: url, items: drainItems, replicas: 3, receiver: receiver)
         let sqlite = await SQLiteRuns.measure(writes: enqueues, drainItems: drainItems, receiver: receiver.baseURL)
 
         let rows = [

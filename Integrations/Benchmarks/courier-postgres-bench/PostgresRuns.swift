@@ -11,48 +11,76 @@ enum PostgresRuns {
         let duplicates: Int
     }
 
-    /// Durable enqueues per second: `enqueuers` tasks each inserting one item at a time.
+    /// Durable enqueues per second: `enqueuers` tasks each enqueueing one write at a time
+    /// through one client's offline queue on the shared table (`client.offline.enqueue`: durable
+    /// on return; the writes of one mailbox batch share an insert), each task on its own key.
     static func enqueueRate(url: URL, writes: Int, enqueuers: Int) async throws -> Double {
         try await withStorage(url: url) { storage in
             try await storage.prepare()
+            let client = APIClient(configuration: configuration(storage, receiver: URL(string: "http://127.0.0.1:9")!))
+            // Offline: the writes stay queued, nothing drains meanwhile.
+            try client.connectivity.report(.offline)
+            while try client.connectivity.state != .offline { await Task.yield() }
             let start = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for enqueuer in 0..<enqueuers {
+                    let write = Endpoint<EmptyResponse>(
+                        path: "writes", method: .post, body: ["title": "a note written offline"],
+                        options: RequestOptions(orderingKey: "e\(enqueuer)"))
                     group.addTask {
-                        for sequence in 0..<(writes / enqueuers) {
-                            _ = try await storage.insert([item(key: "e\(enqueuer)", sequence: sequence, receiver: URL(string: "http://127.0.0.1:9")!)])
-                        }
+                        for _ in 0..<(writes / enqueuers) { _ = try await client.offline.enqueue(write) }
                     }
                 }
                 try await group.waitForAll()
             }
-            return Double(writes / enqueuers * enqueuers) / (ContinuousClock.now - start).seconds
+            let rate = Double(writes / enqueuers * enqueuers) / (ContinuousClock.now - start).seconds
+            await client.shutdown()
+            return rate
         }
     }
 
-    /// Items per second drained by `replicas` replicas (each its own PostgreSQL and HTTP
-    /// client) from a table of `items` items over 64 ordering keys.
-    static func drainRate(url: URL, items count: Int, replicas: Int, receiver: URL) async throws -> Drain {
-        let table = "courier_bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
-        let ids = try await withStorage(url: url, table: String(table), drop: false) { storage in
-            try await storage.insert((0..<count).map { item(key: "k\($0 % 64)", sequence: $0 / 64, receiver: receiver) })
+    /// Items per second drained by `replicas` clients (each its own PostgreSQL client and
+    /// `APIClient` whose offline queue is the shared table) from a table of `items` items over
+    /// 64 ordering keys, until nothing waits; delivered and duplicate counts from the receiver.
+    static func drainRate(url: URL, items count: Int, replicas: Int, receiver: Receiver) async throws -> Drain {
+        let table = String("courier_bench_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12))
+        let ids = try await withStorage(url: url, table: table, drop: false) { storage in
+            try await storage.insert((0..<count).map { item(key: "k\($0 % 64)", sequence: $0 / 64, receiver: receiver.baseURL) })
         }
-        let delivered = DeliveredItems()
+        let before = try await receiver.stats()
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for replica in 0..<replicas {
+            for _ in 0..<replicas {
                 group.addTask {
-                    try await withStorage(url: url, table: String(table), drop: false) { storage in
-                        try await Replica(storage: storage, owner: "replica-\(replica)", receiver: receiver).drain(into: delivered)
+                    try await withStorage(url: url, table: table, drop: false) { storage in
+                        let client = APIClient(configuration: configuration(storage, receiver: receiver.baseURL))
+                        while true {
+                            _ = try await client.offline.sync()
+                            if try await client.offline.pendingCount == 0 { break }
+                            try await Task.sleep(for: .milliseconds(2))
+                        }
+                        await client.shutdown()
                     }
                 }
             }
             try await group.waitForAll()
         }
         let elapsed = (ContinuousClock.now - start).seconds
-        let (distinct, duplicates) = await delivered.counts()
-        try await withStorage(url: url, table: String(table)) { _ in }
-        return Drain(rate: Double(distinct) / elapsed, lost: ids.count - distinct, duplicates: duplicates)
+        let after = try await receiver.stats()
+        let distinct = after.distinct - before.distinct
+        try await withStorage(url: url, table: table) { _ in }
+        return Drain(rate: Double(distinct) / elapsed, lost: ids.count - distinct, duplicates: after.duplicates - before.duplicates)
+    }
+
+    /// A replica's client: its offline queue on `storage`, with no periodic drain of its own
+    /// during a run (the runs ask with `sync`).
+    static func configuration(_ storage: PostgresOfflineStorage, receiver: URL) -> APIClient.Configuration {
+        var offline = APIClient.Configuration.Offline(maxItems: 1_000_000, drainInterval: .seconds(3600))
+        offline.sharedStorage = storage
+        var configuration = APIClient.Configuration(baseURL: receiver, retryPolicy: .never)
+        configuration.connectivity = .init(debounce: .zero, watchesLink: false)
+        configuration.offline = offline
+        return configuration
     }
 
     static func item(key: String, sequence: Int, receiver: URL) -> OfflineItem {

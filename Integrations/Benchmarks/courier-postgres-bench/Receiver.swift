@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// The receiving server of the drain rows: the tests' `receiver.py` (answers each POST after a
@@ -40,6 +41,20 @@ final class Receiver: Sendable {
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "receiver.py said \(line)"])
         }
         return Receiver(process: process, input: input, baseURL: URL(string: "http://127.0.0.1:\(port)")!)
+    }
+
+    /// What the receiver counted so far.
+    struct Stats: Decodable, Sendable {
+        let distinct: Int
+        let duplicates: Int
+    }
+
+    /// The receiver's counts (`GET /stats`).
+    func stats() async throws -> Stats {
+        let client = APIClient(configuration: APIClient.Configuration(baseURL: baseURL, retryPolicy: .never))
+        let response = try await client.data(for: HTTPRequest(url: baseURL.appendingPathComponent("stats")))
+        await client.shutdown()
+        return try JSONDecoder().decode(Stats.self, from: response.body)
     }
 
     func stop() {

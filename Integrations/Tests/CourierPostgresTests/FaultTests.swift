@@ -34,7 +34,7 @@ extension PostgresTests {
             }
         }
 
-        @Test func aServerRestartMidDrainLosesNothingAndReplicasGoOn() async throws {
+        @Test(.timeLimit(.minutes(3))) func aServerRestartMidDrainLosesNothingAndReplicasGoOn() async throws {
             try await TestPostgres.withStorage(connections: 6) { storage, _ in
                 let keys = 8
                 let perKey = 40

@@ -8,10 +8,11 @@ import FoundationNetworking
 #endif
 
 extension PostgresTests {
-    /// Three replica processes (`PostgresReplica`) drain 10,000 items to a receiving server that
+    /// Three replica processes (`PostgresReplica`: an `APIClient` whose offline queue is the shared
+    /// table) drain 10,000 items to a receiving server that
     /// counts `Idempotency-Key`s and checks each ordering key's order; one is killed with SIGKILL
     /// mid-drain.
-    @Suite struct ReplicaKillTests {
+    @Suite(.timeLimit(.minutes(10))) struct ReplicaKillTests {
         static let replicaURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("PostgresReplica")
 

@@ -5,7 +5,7 @@ import Testing
 
 extension PostgresTests {
     /// The rules of `SharedOfflineStorage` (its doc comment), checked on PostgreSQL.
-    @Suite struct StorageContractTests {
+    @Suite(.timeLimit(.minutes(5))) struct StorageContractTests {
         let lease = Duration.seconds(30)
         var now: Date { Items.start }
 

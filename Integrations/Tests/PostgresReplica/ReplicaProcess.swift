@@ -4,9 +4,9 @@ import Foundation
 import PostgresNIO
 
 // One replica of the kill test (PostgresReplicaKillTests), a process of its own so that it can
-// be killed with SIGKILL: drains the table until nothing waits, claiming each ordering key's
-// head under a short lease (real time: a killed replica's leases expire for the others),
-// sending it with its Idempotency-Key, then deleting it.
+// be killed with SIGKILL: an APIClient whose offline queue is the shared PostgreSQL table
+// (`Offline.sharedStorage`), draining it with its own sync coordinator until nothing waits. Its
+// leases are short (real time: a killed replica's leases expire for the others).
 //
 //   PostgresReplica <postgres-url> <table> <owner>
 
@@ -20,7 +20,6 @@ enum ReplicaProcess {
         }
         let table = arguments[2]
         let owner = arguments[3]
-        let lease = Duration.seconds(5)
 
         var configuration = PostgresClient.Configuration(
             host: url.host ?? "127.0.0.1", port: url.port ?? 5432, username: url.user ?? "postgres", password: url.password,
@@ -29,7 +28,7 @@ enum ReplicaProcess {
         configuration.options.maximumConnections = 4
         let postgres = PostgresClient(configuration: configuration)
         let storage = PostgresOfflineStorage(client: postgres, table: table)
-        let http = APIClient(configuration: APIClient.Configuration(baseURL: URL(string: "http://127.0.0.1")!, retryPolicy: .never))
+        let client = APIClient(configuration: replicaConfiguration(storage))
 
         let exitCode: Int32 = await withTaskGroup(of: Int32?.self) { group in
             group.addTask {
@@ -38,26 +37,12 @@ enum ReplicaProcess {
             }
             group.addTask {
                 do {
+                    // The client drains on its own (wake-ups, its periodic drain); `sync` asks for
+                    // one now, and the count says when every replica's turns are done.
                     while true {
-                        let claimed = try await storage.claim(owner: owner, limit: 8, identity: nil, now: Date(), lease: lease)
-                        if claimed.isEmpty {
-                            if try await storage.waitingCount() == 0 { return 0 }
-                            try await Task.sleep(for: .milliseconds(20))
-                            continue
-                        }
-                        // The claimed heads are of different keys: they go together.
-                        let sent = await withTaskGroup(of: Int64?.self) { sends in
-                            for item in claimed {
-                                sends.addTask {
-                                    var request = item.request
-                                    request.headers["Idempotency-Key"] = item.idempotencyKey
-                                    guard let response = try? await http.data(for: request), response.isSuccess else { return nil }
-                                    return item.id
-                                }
-                            }
-                            return await sends.reduce(into: [Int64]()) { if let id = $1 { $0.append(id) } }
-                        }
-                        try await storage.write(owner: owner, updating: [], deleting: sent)
+                        _ = try await client.offline.sync()
+                        if try await client.offline.pendingCount == 0 { return 0 }
+                        try await Task.sleep(for: .milliseconds(50))
                     }
                 } catch {
                     FileHandle.standardError.write(Data("PostgresReplica \(owner): \(error)\n".utf8))
@@ -68,7 +53,19 @@ enum ReplicaProcess {
             group.cancelAll()
             return code ?? 1
         }
-        await http.shutdown()
+        await client.shutdown()
         exit(exitCode)
+    }
+
+    /// A client whose offline queue is `storage`, leased for 5 s, retried quickly.
+    static func replicaConfiguration(_ storage: PostgresOfflineStorage) -> APIClient.Configuration {
+        var offline = APIClient.Configuration.Offline(
+            maxItems: 1_000_000, maxAttempts: 100, retryBackoff: .constant(.milliseconds(200)), drainInterval: .seconds(1))
+        offline.sharedStorage = storage
+        offline.lease = .seconds(5)
+        var configuration = APIClient.Configuration(baseURL: URL(string: "http://127.0.0.1")!, retryPolicy: .never)
+        configuration.connectivity = .init(watchesLink: false, learnsFromRequests: false)
+        configuration.offline = offline
+        return configuration
     }
 }
