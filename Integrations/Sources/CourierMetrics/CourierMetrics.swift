@@ -22,6 +22,7 @@ import Synchronization
 /// | `courier_request_retries_total` | counter | `method`, `host` | `client.events()` |
 /// | `courier_request_hedges_total` | counter | `method`, `host` | `client.events()` |
 /// | `courier_request_errors_total` | counter | `method`, `host`, `error` (``errorKind(_:)``) | `client.events()` |
+/// | `courier_requests_shared_total` | counter | `host` | `client.events()` (identical GraphQL queries sharing one request, without a cache) |
 /// | `courier_requests_shed_total` | counter | `priority` (`interactive`, `default`, `background`) | `client.events()` |
 /// | `courier_concurrency_limit` | gauge | `host` | `client.events()` (adaptive limit only) |
 /// | `courier_circuit_breaker_changes_total` | counter | `to` (`closed`, `open`, `half_open`) | `client.events()` |
@@ -153,6 +154,8 @@ public final class CourierMetrics: Sendable {
                 counter("request_retries_total", labels.peek(id).dimensions).increment()
             case .hedged(let id, _):
                 counter("request_hedges_total", labels.peek(id).dimensions).increment()
+            case .shared(_, _, let url, _):
+                counter("requests_shared_total", [("host", labels.host(of: url))]).increment()
             case .shed(_, let priority):
                 counter("requests_shed_total", [("priority", priority.description)]).increment()
             case .concurrencyLimitChanged(_, let origin, let limit):

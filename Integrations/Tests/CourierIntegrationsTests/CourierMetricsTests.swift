@@ -187,6 +187,31 @@ import Testing
         #expect(try metrics.expectCounter("courier_request_hedges_total", get).totalValue == 1)
     }
 
+    @Test("identical GraphQL queries sharing one request (no cache) are counted by host")
+    func sharedQueries() async throws {
+        let metrics = TestMetrics()
+        let clock = ManualClock()
+        let transport = ScriptedTransport(clock: clock)
+        transport.script("/graphql", [.delayed(.seconds(1), .json(#"{"data":{"answer":42}}"#))])
+        let client = APIClient(configuration: configuration(transport) { $0.clock = clock })
+        var events = client.events().makeAsyncIterator()
+        let exporter = CourierMetrics(client: client, factory: metrics)
+        let exported = Task { await exporter.run(pollingEvery: nil) }
+        let first = Task { try await client.graphQL.fetch(AnswerQuery()).answer }
+        await clock.waitForSleepers(1)   // the request, held by the transport
+        let second = Task { try await client.graphQL.fetch(AnswerQuery()).answer }
+        while let event = await events.next() {
+            if case .shared = event { break }
+        }
+        clock.advance(by: .seconds(1))
+        #expect(try await [first.value, second.value] == [42, 42])
+        await client.shutdown()
+        await exported.value
+
+        #expect(transport.requests.count == 1)
+        #expect(try metrics.expectCounter("courier_requests_shared_total", [("host", "api.example.com")]).totalValue == 1)
+    }
+
     @Test("shed calls are counted by priority; an adaptive limit is a gauge by host")
     func shedAndAdaptiveLimit() async throws {
         let metrics = TestMetrics()
@@ -226,4 +251,10 @@ import Testing
         #expect(CourierMetrics.errorKind(.timeout(.attempt, underlying: nil)) == "timeout")
         #expect(CourierMetrics.errorKind(.serverError(HTTPResponse(status: 502))) == "http_status")
     }
+}
+
+/// A query whose answer a scripted transport can give.
+private struct AnswerQuery: GraphQLQuery {
+    static let document = "query Answer { answer }"
+    struct Data: Decodable, Sendable { let answer: Int }
 }

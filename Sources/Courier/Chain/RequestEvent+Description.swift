@@ -17,6 +17,8 @@ extension RequestEvent: CustomStringConvertible {
             "\(id) failed after \(Self.attempts(attempts)) in \(duration.readable): \(error)"
         case .servedFromCache(let id, let method, let url, let status, let age):
             "\(id) served from cache: \(method) \(url), \(status), age \(age.components.seconds) s"
+        case .shared(let id, let method, let url, let operation):
+            "\(id) shares an identical query in flight: \(method) \(url)" + (operation.map { " (\($0))" } ?? "")
         case .circuitBreakerChanged(let id, let origin, let from, let to):
             "\(id) circuit breaker of \(origin): \(from) → \(to)"
         case .hedged(let id, let after):

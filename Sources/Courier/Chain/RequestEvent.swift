@@ -20,6 +20,10 @@ public enum RequestEvent: Sendable {
     /// other event is published about this request; a revalidation it starts is a request of
     /// its own.
     case servedFromCache(RequestID, method: HTTPMethod, url: String, status: Int, age: Duration)
+    /// An identical GraphQL query already in flight will answer this one (a client without a
+    /// cache shares them): a `method` request to `url` (redacted), the call's `operation`. It
+    /// sends nothing of its own, and no other event is published about it.
+    case shared(RequestID, method: HTTPMethod, url: String, operation: String?)
     /// The circuit breaker of `origin` (`https://host:port`) went `from` one state `to` another
     /// (``CircuitBreakerPolicy``), on an attempt of this request (its refusal, its probe, or its
     /// outcome). A breaker's changes are published in the order they happen.
@@ -41,6 +45,7 @@ public enum RequestEvent: Sendable {
         switch self {
         case .started(let id, _, _, _), .attempt(let id, _), .redirected(let id, _, _), .retrying(let id, _, _, _),
              .finished(let id, _, _, _), .failed(let id, _, _, _), .servedFromCache(let id, _, _, _, _),
+             .shared(let id, _, _, _),
              .circuitBreakerChanged(let id, _, _, _), .hedged(let id, _), .shed(let id, _),
              .concurrencyLimitChanged(let id, _, _):
             id

@@ -121,7 +121,7 @@ struct ClientComponents: Sendable {
                 CacheStep(
                     cache: $0, authentication: authentication, tokens: tokens, cookies: cookies, pipeline: pipeline,
                     logging: configuration.logging.interceptor)
-            } ?? QueryCoalescingStep(authentication: authentication, tokens: tokens),
+            } ?? QueryCoalescingStep(authentication: authentication, tokens: tokens, pipeline: pipeline),
             admission,
             RetryStep(policy: configuration.retryPolicy, pipeline: pipeline, tokens: tokens, userAgent: configuration.userAgent),
             HedgingStep(policy: configuration.hedging, pipeline: pipeline),

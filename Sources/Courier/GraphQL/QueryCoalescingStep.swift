@@ -21,6 +21,8 @@ struct QueryCoalescingStep: Interceptor {
     /// The first auth interceptor a request meets: it says which requests carry credentials.
     let authentication: AuthInterceptor?
     let tokens: TokenStore.Handle?
+    /// Numbers the requests that share another's answer, for their event.
+    let pipeline: RequestPipeline.Handle
 
     func intercept(_ request: HTTPRequest, chain: InterceptorChain) async throws -> HTTPResponse {
         try await coalesced(request, chain)
@@ -34,12 +36,19 @@ struct QueryCoalescingStep: Interceptor {
             return try await chain.proceed(request)
         }
         let key = Key(readKey: readKey, identity: identity, headers: request.headers)
-        return try await flights.value(for: key) {
+        return try await flights.value(for: key, onJoin: { publishShared(request, chain.call) }) {
             do throws(NetworkError) {
                 return .success(try await chain.proceed(request))
             } catch {
                 return .failure(error)
             }
         }
+    }
+
+    private func publishShared(_ request: HTTPRequest, _ call: ChainCall) {
+        let client = call.client
+        guard client.events.hasSubscribers else { return }
+        client.events.publish(.shared(
+            pipeline.nextID(), method: request.method, url: client.redaction.url(request.url), operation: call.options.operationName))
     }
 }

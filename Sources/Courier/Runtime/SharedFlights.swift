@@ -38,8 +38,9 @@ final class SharedFlights<Key: Hashable & Sendable, Value: Sendable, Failure: Er
     }
 
     /// The result of the running work for `key`, or of `work`, started now if none runs.
+    /// `onJoin` is called once this caller waits for work another caller started.
     func value(
-        for key: Key, work: @escaping @Sendable () async -> Result<Value, Failure>
+        for key: Key, onJoin: @Sendable () -> Void = {}, work: @escaping @Sendable () async -> Result<Value, Failure>
     ) async throws(Failure) -> Value {
         let waiter = state.withLock { state in
             state.lastNumber += 1
@@ -47,7 +48,7 @@ final class SharedFlights<Key: Hashable & Sendable, Value: Sendable, Failure: Er
         }
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: Waiter) in
-                join(key, waiter: waiter, continuation, work: work)
+                join(key, waiter: waiter, continuation, onJoin: onJoin, work: work)
             }
         } onCancel: {
             leave(key, waiter: waiter)
@@ -55,7 +56,9 @@ final class SharedFlights<Key: Hashable & Sendable, Value: Sendable, Failure: Er
         return try result.get()
     }
 
-    private func join(_ key: Key, waiter: Int, _ continuation: Waiter, work: @escaping @Sendable () async -> Result<Value, Failure>) {
+    private func join(
+        _ key: Key, waiter: Int, _ continuation: Waiter, onJoin: @Sendable () -> Void, work: @escaping @Sendable () async -> Result<Value, Failure>
+    ) {
         let joined = state.withLock { state -> Joined in
             // Cancelled before it could join: the cancellation handler found nothing to resume.
             if Task.isCancelled { return .cancelled }
@@ -71,7 +74,7 @@ final class SharedFlights<Key: Hashable & Sendable, Value: Sendable, Failure: Er
         case .cancelled:
             continuation.resume(returning: .failure(cancelled))
         case .joined:
-            break
+            onJoin()
         case .started(let number):
             let task = Task { [self] in finish(key, number: number, await work()) }
             let abandoned = state.withLock { state -> Bool in

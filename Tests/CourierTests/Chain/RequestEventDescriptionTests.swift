@@ -21,6 +21,8 @@ import Testing
             .hasPrefix("#3 failed after 2 attempts in 2 s: "))
         #expect(RequestEvent.servedFromCache(id, method: .get, url: "https://a.example/x", status: 200, age: .seconds(42)).description
             == "#3 served from cache: GET https://a.example/x, 200, age 42 s")
+        #expect(RequestEvent.shared(id, method: .post, url: "https://a.example/graphql", operation: "Hero").description
+            == "#3 shares an identical query in flight: POST https://a.example/graphql (Hero)")
         #expect(RequestEvent.circuitBreakerChanged(id, origin: "https://a.example:443", from: .closed, to: .open(for: .milliseconds(31_500)))
             .description == "#3 circuit breaker of https://a.example:443: closed → open for 31.5 s")
         #expect(RequestEvent.circuitBreakerChanged(id, origin: "https://a.example:443", from: .halfOpen, to: .closed)

@@ -97,16 +97,23 @@ import Testing
     func coalescedWithoutCache() async throws {
         try await withGraphQLServer { server in
             let api = graphQLClient(server)
-            let names = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<200 {
-                    group.addTask { try await api.graphQL.fetch(SlowHeroQuery(variables: .init(id: "3", episode: "EMPIRE"))).slowHero.name }
+            var events = api.events(buffer: 1_000).makeAsyncIterator()
+            // The server holds the one request until the 199 others share it (their `shared`
+            // events): none comes after the answer, however slow the machine.
+            let query = SlowHeroQuery(variables: .init(id: "3", episode: "HELD"))
+            let fetches = Task {
+                try await withThrowingTaskGroup(of: String.self) { group in
+                    for _ in 0..<200 { group.addTask { try await api.graphQL.fetch(query).slowHero.name } }
+                    return try await group.reduce(into: []) { $0.append($1) }
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(names == Array(repeating: "Leia", count: 200))
+            try await server.waitForExecutions(of: "slowHero", count: 1)
+            await Self.waitForShared(199, &events)
+            try await server.releaseHeldQueries()
+            #expect(try await fetches.value == Array(repeating: "Leia", count: 200))
             #expect(try await server.stats().executions["slowHero"] == 1)
             // Done, the next one asks again.
-            _ = try await api.graphQL.fetch(SlowHeroQuery(variables: .init(id: "3", episode: "EMPIRE")))
+            _ = try await api.graphQL.fetch(query)
             #expect(try await server.stats().executions["slowHero"] == 2)
             await api.shutdown()
         }
@@ -116,8 +123,9 @@ import Testing
     func cancelledCallerLeavesTheOthers() async throws {
         try await withGraphQLServer { server in
             let api = graphQLClient(server)
-            // The server holds the query until the cancelled caller has left, the others
-            // started before it: none comes after the answer, however slow the machine.
+            var events = api.events(buffer: 1_000).makeAsyncIterator()
+            // The server holds the query until the cancelled caller has left; the others share
+            // it before (their `shared` events): none comes after the answer.
             let query = SlowHeroQuery(variables: .init(id: "2", episode: "HELD"))
             let first = Task { try await api.graphQL.fetch(query).slowHero.name }
             try await server.waitForExecutions(of: "slowHero", count: 1)
@@ -127,7 +135,9 @@ import Testing
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
             }
+            await Self.waitForShared(20, &events)
             let leaving = Task { try await api.graphQL.fetch(query).slowHero.name }
+            await Self.waitForShared(1, &events)
             leaving.cancel()
             let answer = await leaving.result
             guard case .failure(let error) = answer, case .cancelled? = error as? NetworkError else {
@@ -139,6 +149,14 @@ import Testing
             #expect(try await others.value == Array(repeating: "Han", count: 20))
             #expect(try await server.stats().executions["slowHero"] == 1)
             await api.shutdown()
+        }
+    }
+
+    /// Returns once `count` more requests were published as sharing another's answer.
+    private static func waitForShared(_ count: Int, _ events: inout AsyncStream<RequestEvent>.Iterator) async {
+        var shared = 0
+        while shared < count, let event = await events.next() {
+            if case .shared = event { shared += 1 }
         }
     }
 

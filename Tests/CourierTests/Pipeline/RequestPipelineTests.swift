@@ -141,6 +141,7 @@ extension RequestPipelineTests {
             case .finished(_, let status, let attempts, _): "finished \(status) \(attempts)"
             case .failed(_, let error, _, _): "failed \(error)"
             case .servedFromCache(_, _, let url, let status, _): "served from cache \(status) \(url)"
+            case .shared(_, _, let url, _): "shared \(url)"
             case .circuitBreakerChanged(_, let origin, let from, let to): "breaker \(origin) \(from) \(to)"
             case .hedged(_, let after): "hedged \(after)"
             case .shed(_, let priority): "shed \(priority)"
