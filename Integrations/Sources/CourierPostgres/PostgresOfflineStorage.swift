@@ -281,23 +281,15 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
 
     /// Runs `body`, turning what the database threw into ``NetworkError/storageFailed(_:)``
     /// naming `operation` (cancellation and Courier's own errors pass as they are). A call that
-    /// has not finished after ``operationTimeout`` is cancelled and fails: while the server is
-    /// unreachable, PostgresClient's pool keeps reconnecting and a call would otherwise wait for
-    /// a connection for as long as the outage lasts.
+    /// has not finished after ``operationTimeout`` fails then, whether or not it stops: while the
+    /// server is unreachable, PostgresClient's pool keeps reconnecting and a call would otherwise
+    /// wait for a connection for as long as the outage lasts, and a query whose connection went
+    /// silent waits for its answer until the connection is closed.
     func storage<Value: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
         do {
-            return try await withThrowingTaskGroup(of: Value?.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    try await Task.sleep(for: operationTimeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw NetworkError.storageFailed("PostgreSQL \(table): \(operation) timed out after \(operationTimeout) (server unreachable?)")
-                }
-                return value
-            }
+            return try await OperationDeadline.run(within: operationTimeout, body)
+        } catch is OperationDeadline.Expired {
+            throw NetworkError.storageFailed("PostgreSQL \(table): \(operation) timed out after \(operationTimeout) (server unreachable?)")
         } catch let error as NetworkError {
             throw error
         } catch let error as CancellationError {

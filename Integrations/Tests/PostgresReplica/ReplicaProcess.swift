@@ -3,7 +3,7 @@ import CourierPostgres
 import Foundation
 import PostgresNIO
 
-// One replica of the kill test (PostgresReplicaKillTests), a process of its own so that it can
+// One replica of the kill and restart tests (ReplicaKillTests), a process of its own so that it can
 // be killed with SIGKILL: an APIClient whose offline queue is the shared PostgreSQL table
 // (`Offline.sharedStorage`), draining it with its own sync coordinator until nothing waits. Its
 // leases are short (real time: a killed replica's leases expire for the others).
@@ -36,17 +36,24 @@ enum ReplicaProcess {
                 return nil
             }
             group.addTask {
-                do {
-                    // The client drains on its own (wake-ups, its periodic drain); `sync` asks for
-                    // one now, and the count says when every replica's turns are done.
-                    while true {
+                // The client drains on its own (wake-ups, its periodic drain); `sync` asks for
+                // one now, and the count says when every replica's turns are done. While the
+                // server is away (a restart) they fail, and are asked again: the client's own
+                // drain goes on once the pool has reconnected.
+                var failures = 0
+                while true {
+                    do {
                         _ = try await client.offline.sync()
                         if try await client.offline.pendingCount == 0 { return 0 }
-                        try await Task.sleep(for: .milliseconds(50))
+                        failures = 0
+                    } catch NetworkError.storageFailed(let reason) where failures < 300 {
+                        failures += 1
+                        if failures == 1 { FileHandle.standardError.write(Data("PostgresReplica \(owner): \(reason)\n".utf8)) }
+                    } catch {
+                        FileHandle.standardError.write(Data("PostgresReplica \(owner): \(error)\n".utf8))
+                        return 1
                     }
-                } catch {
-                    FileHandle.standardError.write(Data("PostgresReplica \(owner): \(error)\n".utf8))
-                    return 1
+                    try? await Task.sleep(for: .milliseconds(failures > 0 ? 200 : 50))
                 }
             }
             let code = await group.next() ?? 1

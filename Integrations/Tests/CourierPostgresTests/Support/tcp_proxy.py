@@ -5,6 +5,9 @@ with `ok`:
   arm  the next bytes the server sends on any connection are dropped and that connection is
        cut at once (the client never sees the answer to what it sent last)
   cut  cut every connection now
+  mute   drop what the server sends, on every connection, keeping them open (a server gone
+         silent)
+  unmute forward it again
 
 It exits when stdin closes."""
 import asyncio
@@ -13,6 +16,7 @@ import sys
 UPSTREAM = int(sys.argv[1])
 connections = set()
 armed = False
+muted = False
 
 
 def cut_all():
@@ -33,6 +37,8 @@ async def pipe(reader, writer, from_server, pair):
                 for end in pair:
                     end.transport.abort()
                 break
+            if from_server and muted:
+                continue
             writer.write(data)
             await writer.drain()
     except (ConnectionError, OSError):
@@ -56,7 +62,7 @@ async def serve(client_reader, client_writer):
 
 
 async def commands():
-    global armed
+    global armed, muted
     loop = asyncio.get_running_loop()
     while True:
         line = await loop.run_in_executor(None, sys.stdin.readline)
@@ -67,6 +73,8 @@ async def commands():
             armed = True
         elif command == "cut":
             cut_all()
+        elif command in ("mute", "unmute"):
+            muted = command == "mute"
         print("ok", flush=True)
 
 
