@@ -23,64 +23,56 @@ extension PostgresTests {
         }
 
         @Test func aReplicaKilledMidDrainLosesNothingAndAppliesNothingTwice() async throws {
-            let url = try TestPostgres.url()
-            let receiver = try await ScriptProcess.start("receiver.py")
-            defer { receiver.stop() }
             let total = 10_000
-            let keys = 50
-            try await TestPostgres.withStorage(operationTimeout: .seconds(60)) { storage, _ in
-                let base = "http://127.0.0.1:\(receiver.port)"
-                _ = try await storage.insert((0..<total).map { Items.write(key: "k\($0 % keys)", sequence: $0 / keys, baseURL: base) })
-                let replicas = try (0..<3).map { try Self.startReplica(url: url, table: storage.table, owner: "replica-\($0)") }
-                defer { for replica in replicas where replica.isRunning { replica.terminate() } }
-
-                // Mid-drain: a third delivered.
-                while try await Self.stats(base).distinct < total / 3 {
-                    #expect(replicas.allSatisfy { $0.isRunning }, "a replica ended before the kill")
-                    try await Task.sleep(for: .milliseconds(50))
-                }
+            let (stats, left) = try await Self.drain(total, keys: 50) { replicas in
                 kill(replicas[0].processIdentifier, SIGKILL)
-                for replica in replicas.dropFirst() {
-                    #expect(await Self.exitStatus(replica) == 0)
-                }
-                let stats = try await Self.stats(base)
-                #expect(stats.distinct == total, "every item delivered")
-                #expect(stats.outOfOrder == 0, "each key's first applications in order")
-                #expect(try await storage.items().isEmpty)
-                // A duplicate arrival can only be a killed replica's send in flight, replayed with its key.
-                #expect(stats.duplicates <= 8, "at most the killed replica's sends in flight")
+                return Array(replicas.dropFirst())
             }
+            #expect(stats.distinct == total, "every item delivered")
+            #expect(stats.outOfOrder == 0, "each key's first applications in order")
+            #expect(left == 0)
+            // A duplicate arrival can only be a killed replica's send in flight, replayed with its key.
+            #expect(stats.duplicates <= 8, "at most the killed replica's sends in flight")
         }
 
         @Test func aServerRestartMidDrainLosesNothingAndTheReplicasGoOn() async throws {
+            let total = 2_000
+            let (stats, left) = try await Self.drain(total, keys: 20) { replicas in
+                // A fast shutdown ends every connection, claims and deletes in flight included.
+                try await TestPostgres.control("pause")
+                try await TestPostgres.control("resume")
+                return replicas
+            }
+            #expect(stats.distinct == total, "every item delivered")
+            #expect(stats.outOfOrder == 0, "each key's first applications in order")
+            #expect(left == 0)
+            // A duplicate arrival can only be a send whose delete the restart lost, replayed
+            // with its key: at most each replica's claims in flight.
+            #expect(stats.duplicates <= 3 * 8, "at most the replicas' sends in flight")
+        }
+
+        /// Three replicas drain `total` items over `keys` ordering keys; once a third is
+        /// delivered, `midDrain` does its harm and returns the replicas expected to finish (each
+        /// must exit 0). Returns the receiver's counts and how many items are left in the table.
+        static func drain(
+            _ total: Int, keys: Int, midDrain: ([Process]) async throws -> [Process]
+        ) async throws -> (stats: Stats, left: Int) {
             let url = try TestPostgres.url()
             let receiver = try await ScriptProcess.start("receiver.py")
             defer { receiver.stop() }
-            let total = 2_000
-            let keys = 20
-            try await TestPostgres.withStorage { storage, _ in
+            return try await TestPostgres.withStorage(operationTimeout: .seconds(60)) { storage, _ in
                 let base = "http://127.0.0.1:\(receiver.port)"
                 _ = try await storage.insert((0..<total).map { Items.write(key: "k\($0 % keys)", sequence: $0 / keys, baseURL: base) })
                 let replicas = try (0..<3).map { try Self.startReplica(url: url, table: storage.table, owner: "replica-\($0)") }
                 defer { for replica in replicas where replica.isRunning { replica.terminate() } }
-
                 while try await Self.stats(base).distinct < total / 3 {
-                    #expect(replicas.allSatisfy { $0.isRunning }, "a replica ended before the restart")
+                    #expect(replicas.allSatisfy { $0.isRunning }, "a replica ended before mid-drain")
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                // A fast shutdown ends every connection, claims and deletes in flight included.
-                try await TestPostgres.control("pause")
-                try await TestPostgres.control("resume")
-                for replica in replicas {
+                for replica in try await midDrain(replicas) {
                     #expect(await Self.exitStatus(replica) == 0)
                 }
-                let stats = try await Self.stats(base)
-                #expect(stats.distinct == total, "every item delivered")
-                #expect(stats.outOfOrder == 0, "each key's first applications in order")
-                #expect(try await storage.items().isEmpty)
-                // A duplicate arrival can only be a send whose delete the restart lost, replayed
-                // with its key: at most each replica's claims in flight.
-                #expect(stats.duplicates <= 3 * 8, "at most the replicas' sends in flight")
+                return (try await Self.stats(base), try await storage.items().count)
             }
         }
 
