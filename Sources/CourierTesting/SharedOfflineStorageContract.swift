@@ -37,7 +37,6 @@ public enum SharedOfflineStorageContract {
         ("renew returns the lost ids", renewReturnsLost),
         ("waiting count", waitingCount),
         ("claim limit", claimLimit),
-        ("insert wakes a subscriber", insertWakes),
     ]
 
     /// Runs every check in ``checks``, each against a storage `make` returns; throws the first
@@ -218,11 +217,12 @@ public enum SharedOfflineStorageContract {
         try expect(claimed.map(\.id) == [ids[0], ids[1]], "claim limit", "with limit 2 claimed \(claimed.map(\.id))")
     }
 
-    /// Subscribes, inserts, and waits (at most a few seconds, a notification's round trip
-    /// through a server) for a wake-up; inserts again each second in case the subscription was
-    /// not listening yet.
-    static func insertWakes(_ storage: any SharedOfflineStorage) async throws {
-        let wakeUps = storage.wakeUps()
+    /// Checks that an insert through one client's storage (`inserting`) wakes another client's
+    /// (`listening`, on the same data): subscribes, inserts, and waits (at most a few seconds, a
+    /// notification's round trip through a server) for a wake-up; inserts again each second in
+    /// case the subscription was not listening yet. Throws a ``Violation`` when none comes.
+    public static func checkWakeUps(inserting storage: any SharedOfflineStorage, listening: any SharedOfflineStorage) async throws {
+        let wakeUps = listening.wakeUps()
         let woke = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 for await _ in wakeUps { return true }
@@ -239,7 +239,7 @@ public enum SharedOfflineStorageContract {
             group.cancelAll()
             return first
         }
-        try expect(woke, "insert wakes a subscriber", "no wake-up came within 10 s of an insert")
+        try expect(woke, "an insert wakes another client", "no wake-up came within 10 s of an insert")
     }
 
     // MARK: Items

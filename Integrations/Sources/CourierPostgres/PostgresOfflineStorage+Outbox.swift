@@ -25,7 +25,8 @@ extension PostgresOfflineStorage {
             // The table is made on a connection of the storage's own client, outside the
             // caller's transaction, so that rolling that back never undoes it.
             try await prepare()
-            let statement = try insertStatement(CollectionOfOne(item))
+            // No origin: the storage's own client does not know of this item, so it is woken too.
+            let statement = try insertStatement(CollectionOfOne(item), origin: "")
             for try await row in try await connection.query(statement, logger: logger ?? self.logger) {
                 return try row.makeRandomAccess()[0].decode(Int64.self)
             }

@@ -15,6 +15,9 @@ import PostgresNIO
 ///
 /// The table and its index are made at first use. ``enqueue(_:options:now:on:logger:)`` adds
 /// an item inside the caller's own transaction (the transactional outbox).
+///
+/// Give each client its own storage value: a storage's ``wakeUps()`` skip the inserts made
+/// through that value (its client knows of them), outbox enqueues excepted.
 public struct PostgresOfflineStorage: SharedOfflineStorage {
     /// The client the storage's queries run on.
     public let client: PostgresClient
@@ -26,6 +29,9 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     public var channel: String { table + "_added" }
 
     let logger: Logger
+    /// Stamps this storage's inserts (their notification's payload), so that its own listener
+    /// skips them: its client already knows of them, and would only count the table again.
+    let origin = UUID().uuidString
     private let schema: PostgresSchema
     private let batcher = InsertBatcher()
 
@@ -83,7 +89,7 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     private func insertNow(_ items: [OfflineItem]) async throws -> [Int64] {
         try await storage("insert") {
             try await schema.ensure(on: client)
-            let statements = try items.chunked(Self.rowsPerInsert).map(insertStatement)
+            let statements = try items.chunked(Self.rowsPerInsert).map { try insertStatement($0, origin: origin) }
             if statements.count == 1 {
                 return try await ids(client.query(statements[0], logger: logger))
             }
@@ -192,13 +198,14 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
         }
     }
 
-    /// Yields once each time notifications arrive on ``channel`` and once after each
+    /// Yields once each time notifications of another client's inserts arrive on ``channel``
+    /// (this storage's own are skipped; outbox enqueues always wake it) and once after each
     /// (re)connection of the listening connection (an insert may have been announced while it
     /// was gone). The listener runs until the stream's consumer stops iterating; after a lost
     /// connection it listens again after a delay growing to ``listenRetryCeiling``.
     public func wakeUps() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let listener = Task { [client, channel, logger] in
+        let listener = Task { [client, channel, logger, origin] in
             var delay = Self.listenRetryFloor
             while !Task.isCancelled {
                 do {
@@ -206,7 +213,9 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
                         try await connection.listen(on: channel) { notifications in
                             continuation.yield()
                             delay = Self.listenRetryFloor
-                            for try await _ in notifications { continuation.yield() }
+                            for try await notification in notifications where notification.payload != origin {
+                                continuation.yield()
+                            }
                         }
                     }
                 } catch {
@@ -228,8 +237,9 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     static let listenRetryFloor = Duration.milliseconds(100)
     static let listenRetryCeiling = Duration.seconds(5)
 
-    func insertStatement(_ items: some Collection<OfflineItem>) throws -> PostgresQuery {
-        var binds = PostgresBindings(capacity: items.count * OfflineItemRow.itemColumns.count + 1)
+    /// A multi-row insert of `items` that notifies ``channel`` with `origin` as the payload.
+    func insertStatement(_ items: some Collection<OfflineItem>, origin: String) throws -> PostgresQuery {
+        var binds = PostgresBindings(capacity: items.count * OfflineItemRow.itemColumns.count + 2)
         var rows: [String] = []
         rows.reserveCapacity(items.count)
         let width = OfflineItemRow.itemColumns.count
@@ -238,11 +248,12 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
             rows.append("(" + (1...width).map { "$\(index * width + $0)" }.joined(separator: ", ") + ")")
         }
         binds.append(channel)
+        binds.append(origin)
         // pg_notify in the statement makes it part of the insert's transaction; the same
         // notification repeated in one transaction is delivered once.
         let sql = """
             INSERT INTO \(table) (\(OfflineItemRow.itemColumns.joined(separator: ", "))) VALUES \(rows.joined(separator: ", "))
-            RETURNING id, pg_notify($\(items.count * width + 1), '')::text
+            RETURNING id, pg_notify($\(items.count * width + 1), $\(items.count * width + 2))::text
             """
         return PostgresQuery(unsafeSQL: sql, binds: binds)
     }

@@ -23,6 +23,13 @@ extension PostgresTests {
             let url = try TestPostgres.url()
             for table in await tables.all { try await TestPostgres.drop(table, url: url) }
         }
+
+        @Test func anInsertWakesAnotherClientsStorage() async throws {
+            try await TestPostgres.withStorage { storage, client in
+                let other = PostgresOfflineStorage(client: client, table: storage.table)
+                try await SharedOfflineStorageContract.checkWakeUps(inserting: storage, listening: other)
+            }
+        }
     }
 }
 

@@ -48,9 +48,11 @@ public protocol SharedOfflineStorage: Sendable {
     /// How many items wait to be replayed (queued or retrying), whoever holds them.
     func waitingCount() async throws -> Int
 
-    /// Yields whenever items were added by any client sharing the storage (PostgreSQL's
+    /// Yields whenever items were added by another client sharing the storage (PostgreSQL's
     /// `LISTEN/NOTIFY`), so that idle replicas drain without polling; finishes when the
-    /// storage closes. A storage without notifications returns a sequence that never yields
-    /// (the queue's periodic drain is the backstop either way).
+    /// storage closes. Each yield makes the queue count the waiting items again, so a storage
+    /// should skip the inserts made through itself (its client knows of them). A storage
+    /// without notifications returns a sequence that never yields (the queue's periodic drain
+    /// is the backstop either way).
     func wakeUps() -> AsyncStream<Void>
 }

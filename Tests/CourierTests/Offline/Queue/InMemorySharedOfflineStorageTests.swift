@@ -15,6 +15,12 @@ import Testing
         try await SharedOfflineStorageContract.check { InMemorySharedOfflineStorage() }
     }
 
+    @Test func anInsertWakesTheOtherClients() async throws {
+        // One instance is what several clients of a test share.
+        let storage = InMemorySharedOfflineStorage()
+        try await SharedOfflineStorageContract.checkWakeUps(inserting: storage, listening: storage)
+    }
+
     @Test func aDownStorageFailsAndChangesNothing() async throws {
         let storage = InMemorySharedOfflineStorage()
         _ = try await storage.insert([SharedOfflineStorageContract.item("a", key: "a")])
