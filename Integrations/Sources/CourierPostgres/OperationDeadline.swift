@@ -2,16 +2,19 @@ import Synchronization
 
 /// A time limit on a storage call that holds even when the call does not stop on
 /// cancellation: a query sent on a connection that went silent waits for an answer that never
-/// comes, and a task group would wait for it too. The caller gets its answer at the deadline;
-/// the call, cancelled, ends whenever its connection does.
+/// comes, and a task group would wait for it too. The caller gets its answer at the deadline,
+/// and `onExpiry` can end the call's work (close its connection).
 enum OperationDeadline {
     /// The call did not finish within its limit.
     struct Expired: Error {}
 
-    /// `body`'s value, or ``Expired`` once `limit` has passed; `CancellationError` at once when
-    /// the caller's task is cancelled. `body` runs in a task of its own, which inherits the
-    /// caller's task-local values.
-    static func run<Value: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    /// `body`'s value, or ``Expired`` once `limit` has passed (then `onExpiry` is called);
+    /// `CancellationError` at once when the caller's task is cancelled. `body` runs in a task of
+    /// its own, which inherits the caller's task-local values, and is cancelled when the caller
+    /// has its answer.
+    static func run<Value: Sendable>(
+        within limit: Duration, _ body: @escaping @Sendable () async throws -> Value, onExpiry: @escaping @Sendable () -> Void = {}
+    ) async throws -> Value {
         let answer = Answer<Value>()
         let work = Task {
             do {
@@ -21,7 +24,7 @@ enum OperationDeadline {
             }
         }
         let timer = Task {
-            if (try? await Task.sleep(for: limit)) != nil { answer.give(.failure(Expired())) }
+            if (try? await Task.sleep(for: limit)) != nil, answer.give(.failure(Expired())) { onExpiry() }
         }
         defer {
             work.cancel()
@@ -45,14 +48,17 @@ enum OperationDeadline {
         // while it is stored, or by `value()` when the result came first.
         private let state = Mutex(State.pending(nil))
 
-        /// Records `result` unless one was given before; later ones are dropped.
-        func give(_ result: Result<Value, any Error>) {
-            let waiter = state.withLock { state -> CheckedContinuation<Value, any Error>? in
-                guard case .pending(let waiter) = state else { return nil }
+        /// Records `result` unless one was given before (later ones are dropped); says whether
+        /// it was the first.
+        @discardableResult
+        func give(_ result: Result<Value, any Error>) -> Bool {
+            let (first, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Value, any Error>?) in
+                guard case .pending(let waiter) = state else { return (false, nil) }
                 state = .given(result)
-                return waiter
+                return (true, waiter)
             }
             waiter?.resume(with: result)
+            return first
         }
 
         /// Waits for the first result given.

@@ -16,8 +16,9 @@ import PostgresNIO
 /// The table and its index are made at first use. ``enqueue(_:options:now:on:logger:)`` adds
 /// an item inside the caller's own transaction (the transactional outbox).
 ///
-/// Give each client its own storage value: a storage's ``wakeUps()`` skip the inserts made
-/// through that value (its client knows of them), outbox enqueues excepted.
+/// Give each client a storage made for it (`PostgresOfflineStorage(client:…)`; copies of one
+/// value share its origin): a storage's ``wakeUps()`` skip the inserts made through it and its
+/// copies (its client knows of them), outbox enqueues excepted.
 public struct PostgresOfflineStorage: SharedOfflineStorage {
     /// The client the storage's queries run on.
     public let client: PostgresClient
@@ -68,7 +69,7 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
 
     /// Makes the table and index now rather than at the first call (each replica may, at start).
     public func prepare() async throws {
-        try await storage("prepare the table") { try await schema.ensure(on: client) }
+        try await onConnection("prepare the table") { _ in }
     }
 
     // MARK: SharedOfflineStorage
@@ -87,13 +88,12 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
 
     /// Inserts `items` now, in one transaction.
     private func insertNow(_ items: [OfflineItem]) async throws -> [Int64] {
-        try await storage("insert") {
-            try await schema.ensure(on: client)
+        try await onConnection("insert") { connection in
             let statements = try items.chunked(Self.rowsPerInsert).map { try insertStatement($0, origin: origin) }
             if statements.count == 1 {
-                return try await ids(client.query(statements[0], logger: logger))
+                return try await ids(connection.query(statements[0], logger: logger))
             }
-            return try await client.withTransaction(logger: logger) { connection in
+            return try await connection.withTransaction(logger: logger) { connection in
                 var ids: [Int64] = []
                 for statement in statements { ids += try await self.ids(connection.query(statement, logger: logger)) }
                 return ids
@@ -104,8 +104,7 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     /// Claims, in one statement (one transaction), each ordering key's head when it is free.
     public func claim(owner: String, limit: Int, identity: String?, now: Date, lease: Duration) async throws -> [OfflineItem] {
         guard limit > 0 else { return [] }
-        return try await storage("claim") {
-            try await schema.ensure(on: client)
+        return try await onConnection("claim") { connection in
             var binds = PostgresBindings()
             binds.append(identity)
             binds.append(now.timeIntervalSince1970)
@@ -134,7 +133,7 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
                 RETURNING \(OfflineItemRow.itemColumnsPrefixed("item"))
                 """
             var items: [OfflineItem] = []
-            for try await row in try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
                 items.append(try OfflineItemRow.item(row))
             }
             return items.sorted { $0.id < $1.id }
@@ -144,14 +143,13 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     /// Extends the leases `owner` still holds on `ids`.
     public func renew(owner: String, ids: [Int64], now: Date, lease: Duration) async throws -> [Int64] {
         guard !ids.isEmpty else { return [] }
-        return try await storage("renew leases") {
-            try await schema.ensure(on: client)
+        return try await onConnection("renew leases") { connection in
             var binds = PostgresBindings()
             binds.append(now.addingTimeInterval(Self.seconds(lease)).timeIntervalSince1970)
             binds.append(ids)
             binds.append(owner)
             let sql = "UPDATE \(table) SET lease_until = $1 WHERE id = ANY($2) AND lease_owner = $3 RETURNING id"
-            let renewed = Set(try await self.ids(client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)))
+            let renewed = Set(try await self.ids(connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)))
             return ids.filter { !renewed.contains($0) }
         }
     }
@@ -160,14 +158,13 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     /// deletes `deleting`, in one transaction, releasing their leases.
     public func write(owner: String?, updating: [OfflineItem], deleting: [Int64]) async throws {
         guard !updating.isEmpty || !deleting.isEmpty else { return }
-        try await storage("write") {
-            try await schema.ensure(on: client)
+        try await onConnection("write") { connection in
             let statements = try updating.map { try updateStatement($0, owner: owner) } + deleteStatement(deleting)
             if statements.count == 1 {
-                try await client.query(statements[0], logger: logger)
+                try await connection.query(statements[0], logger: logger)
                 return
             }
-            try await client.withTransaction(logger: logger) { connection in
+            try await connection.withTransaction(logger: logger) { connection in
                 for statement in statements { try await connection.query(statement, logger: logger) }
             }
         }
@@ -175,11 +172,10 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
 
     /// Every item, in id order.
     public func items() async throws -> [OfflineItem] {
-        try await storage("read items") {
-            try await schema.ensure(on: client)
+        try await onConnection("read items") { connection in
             let sql = "SELECT \(OfflineItemRow.selectColumns) FROM \(table) ORDER BY id"
             var items: [OfflineItem] = []
-            for try await row in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
                 items.append(try OfflineItemRow.item(row))
             }
             return items
@@ -188,10 +184,9 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
 
     /// How many items are queued or retrying.
     public func waitingCount() async throws -> Int {
-        try await storage("count waiting items") {
-            try await schema.ensure(on: client)
+        try await onConnection("count waiting items") { connection in
             let sql = "SELECT count(*) FROM \(table) WHERE state IN ('queued', 'retrying')"
-            for try await count in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(Int.self) {
+            for try await count in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(Int.self) {
                 return count
             }
             return 0
@@ -290,15 +285,34 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
+    /// Runs `body` on a connection of the pool (once the table is made on it), as ``storage(_:_:onExpiry:)``
+    /// does. If the time limit passes first, that connection is closed: a query waiting on a
+    /// silent server would otherwise hold it as long as the connection lives, and enough such
+    /// calls would leave the pool without a working connection after the server came back.
+    func onConnection<Value: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
+    ) async throws -> Value {
+        let leased = LeasedConnection()
+        return try await storage(operation, { [client, schema] in
+            try await client.withConnection { connection in
+                leased.hold(connection)
+                try await schema.ensure(on: connection)
+                return try await body(connection)
+            }
+        }, onExpiry: { leased.close() })
+    }
+
     /// Runs `body`, turning what the database threw into ``NetworkError/storageFailed(_:)``
     /// naming `operation` (cancellation and Courier's own errors pass as they are). A call that
     /// has not finished after ``operationTimeout`` fails then, whether or not it stops: while the
     /// server is unreachable, PostgresClient's pool keeps reconnecting and a call would otherwise
     /// wait for a connection for as long as the outage lasts, and a query whose connection went
     /// silent waits for its answer until the connection is closed.
-    func storage<Value: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    func storage<Value: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable () async throws -> Value, onExpiry: @escaping @Sendable () -> Void = {}
+    ) async throws -> Value {
         do {
-            return try await OperationDeadline.run(within: operationTimeout, body)
+            return try await OperationDeadline.run(within: operationTimeout, body, onExpiry: onExpiry)
         } catch is OperationDeadline.Expired {
             throw NetworkError.storageFailed("PostgreSQL \(table): \(operation) timed out after \(operationTimeout) (server unreachable?)")
         } catch let error as NetworkError {

@@ -11,18 +11,18 @@ actor PostgresSchema {
         self.statements = statements
     }
 
-    /// Returns once the schema exists; throws what making it threw.
-    func ensure(on client: PostgresClient) async throws {
+    /// Returns once the schema exists; throws what making it threw. The first caller's
+    /// `connection` makes it (the caller's deadline closes that connection, which ends the
+    /// attempt too).
+    func ensure(on connection: PostgresConnection) async throws {
         if made { return }
         let attempt = self.attempt ?? Task { [statements] in
-            try await client.withConnection { connection in
-                // Two replicas starting together would race on the catalog; a transaction-level
-                // advisory lock makes the second wait for the first.
-                try await connection.withTransaction(logger: PostgresOfflineStorage.quietLogger) { connection in
-                    try await connection.query("SELECT pg_advisory_xact_lock(7231180393)", logger: PostgresOfflineStorage.quietLogger)
-                    for statement in statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresOfflineStorage.quietLogger)
-                    }
+            // Two replicas starting together would race on the catalog; a transaction-level
+            // advisory lock makes the second wait for the first.
+            try await connection.withTransaction(logger: PostgresOfflineStorage.quietLogger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(7231180393)", logger: PostgresOfflineStorage.quietLogger)
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresOfflineStorage.quietLogger)
                 }
             }
         }

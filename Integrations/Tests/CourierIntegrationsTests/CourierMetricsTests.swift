@@ -252,9 +252,3 @@ import Testing
         #expect(CourierMetrics.errorKind(.serverError(HTTPResponse(status: 502))) == "http_status")
     }
 }
-
-/// A query whose answer a scripted transport can give.
-private struct AnswerQuery: GraphQLQuery {
-    static let document = "query Answer { answer }"
-    struct Data: Decodable, Sendable { let answer: Int }
-}

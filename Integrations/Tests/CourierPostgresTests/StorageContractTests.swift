@@ -163,6 +163,33 @@ extension PostgresTests {
             }
         }
 
+        @Test func eachStoragesInsertsCarryItsOriginAndOutboxEnqueuesNone() async throws {
+            try await TestPostgres.withStorage { storage, client in
+                try await storage.prepare()
+                let other = PostgresOfflineStorage(client: client, table: storage.table)
+                // What the listeners filter on: a storage's wake-ups skip its own origin.
+                try await client.withConnection { connection in
+                    try await connection.listen(on: storage.channel) { notifications in
+                        var iterator = notifications.makeAsyncIterator()
+                        _ = try await storage.insert([Items.write(key: "a")])
+                        let own = try await iterator.next()?.payload
+                        _ = try await storage.insert([Items.write(key: "a", sequence: 1)])
+                        let ownAgain = try await iterator.next()?.payload
+                        _ = try await other.insert([Items.write(key: "b")])
+                        let others = try await iterator.next()?.payload
+                        try await client.withConnection { outbox in
+                            try await storage.enqueue(Items.write(key: "c").request, on: outbox)
+                        }
+                        let outbox = try await iterator.next()?.payload
+                        #expect(own?.isEmpty == false)
+                        #expect(own == ownAgain)
+                        #expect(others?.isEmpty == false && others != own)
+                        #expect(outbox == "")
+                    }
+                }
+            }
+        }
+
         @Test func concurrentReplicasClaimEachItemOnceAndKeepEachKeysOrder() async throws {
             try await TestPostgres.withStorage(connections: 12) { storage, _ in
                 let keys = 12

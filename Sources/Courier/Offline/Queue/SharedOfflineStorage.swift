@@ -21,7 +21,7 @@ import Foundation
 ///   holds; deletes of delivered items are made whoever holds them (the server saw the key).
 public protocol SharedOfflineStorage: Sendable {
     /// Stores `items` in one transaction, gives each a new id (ignoring ``OfflineItem/id``),
-    /// returns the ids in order, and wakes the replicas waiting in ``wakeUps()``.
+    /// returns the ids in order, and wakes the other replicas waiting in ``wakeUps()``.
     func insert(_ items: [OfflineItem]) async throws -> [Int64]
 
     /// Claims for `owner`, until `now + lease`, at most `limit` items, in id order: for each
