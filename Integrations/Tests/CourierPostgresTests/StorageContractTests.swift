@@ -177,7 +177,7 @@ extension PostgresTests {
                         let ownAgain = try await iterator.next()?.payload
                         _ = try await other.insert([Items.write(key: "b")])
                         let others = try await iterator.next()?.payload
-                        try await client.withConnection { outbox in
+                        _ = try await client.withConnection { outbox in
                             try await storage.enqueue(Items.write(key: "c").request, on: outbox)
                         }
                         let outbox = try await iterator.next()?.payload
