@@ -33,7 +33,7 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     /// Stamps this storage's inserts (their notification's payload), so that its own listener
     /// skips them: its client already knows of them, and would only count the table again.
     let origin = UUID().uuidString
-    private let schema: PostgresSchema
+    let schema: PostgresSchema
     private let batcher = InsertBatcher()
 
     /// The storage in `table` (made at first use) of the database `client` reaches.

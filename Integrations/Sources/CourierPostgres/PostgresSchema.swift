@@ -11,6 +11,10 @@ actor PostgresSchema {
         self.statements = statements
     }
 
+    /// Whether the schema is known to exist: a caller that needs no connection of the
+    /// storage's own for anything else skips leasing one.
+    var isMade: Bool { made }
+
     /// Returns once the schema exists; throws what making it threw. The first caller's
     /// `connection` makes it (the caller's deadline closes that connection, which ends the
     /// attempt too).

@@ -56,6 +56,18 @@ extension PostgresTests {
             }
         }
 
+        /// Once the table exists, an outbox enqueue uses only the caller's connection: with the
+        /// pool's one connection held by the caller's transaction, it does not wait for another.
+        @Test func aPreparedOutboxEnqueueNeedsNoConnectionOfItsOwn() async throws {
+            try await TestPostgres.withStorage(connections: 1) { storage, client in
+                try await storage.prepare()
+                let id = try await client.withTransaction(logger: Logger(label: "test")) { connection in
+                    try await storage.enqueue(request, options: PostgresOutboxOptions(orderingKey: "order-1"), on: connection)
+                }
+                #expect(try await storage.items().map(\.id) == [id])
+            }
+        }
+
         @Test func aFailedStatementSaysWhatFailed() async throws {
             try await TestPostgres.withStorage { storage, client in
                 try await client.query(PostgresQuery(unsafeSQL: "CREATE TABLE \(storage.table) (id INT)"))
