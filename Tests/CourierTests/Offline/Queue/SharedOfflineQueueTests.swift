@@ -237,9 +237,20 @@ private func keyedWrite(_ n: Int, key: String) -> Endpoint<EmptyResponse> {
 
         storage.isDown = false
         await clock.waitForSleepers(2)   // the sync timer and the lease renewal
+        let seen = Locked<[String]>([])
+        let requestEvents = api.events()
+        let watcher = Task { for await event in requestEvents { seen.withLock { $0.append("\(event)") } } }
+        defer { watcher.cancel() }
         clock.advance(by: .seconds(60))
-        let received = try await server.waitForRequests(path: "/keys/a", count: 3)
-        #expect(received.map(\.bodyText) == (1...3).map { #"{"n":\#($0)}"# })
+        // Under ThreadSanitizer, with the whole suite beside it, a replay's POST was seen sent
+        // (its attempt published) and not received within the default wait: this wait is long,
+        // and a failure says how far the replays got.
+        do {
+            let received = try await server.waitForRequests(path: "/keys/a", count: 3, timeout: 120)
+            #expect(received.map(\.bodyText) == (1...3).map { #"{"n":\#($0)}"# })
+        } catch {
+            Issue.record("\(error); the client's events: \(seen.withLock { $0 })")
+        }
         await api.shutdown()
     }
 
