@@ -23,9 +23,8 @@ extension PostgresOfflineStorage {
         let item = Self.item(request, options: options, now: now)
         return try await storage("enqueue in the caller's transaction") {
             // The table is made on a connection of the storage's own client, outside the
-            // caller's transaction, so that rolling that back never undoes it. Once made, no
-            // connection of the storage's own is leased for it.
-            if await !schema.isMade { try await prepare() }
+            // caller's transaction, so that rolling that back never undoes it.
+            try await prepare()
             // No origin: the storage's own client does not know of this item, so it is woken too.
             let statement = try insertStatement(CollectionOfOne(item), origin: "")
             for try await row in try await connection.query(statement, logger: logger ?? self.logger) {

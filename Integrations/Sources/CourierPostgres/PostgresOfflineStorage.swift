@@ -33,7 +33,7 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     /// Stamps this storage's inserts (their notification's payload), so that its own listener
     /// skips them: its client already knows of them, and would only count the table again.
     let origin = UUID().uuidString
-    let schema: PostgresSchema
+    private let schema: PostgresSchema
     private let batcher = InsertBatcher()
 
     /// The storage in `table` (made at first use) of the database `client` reaches.
@@ -68,7 +68,9 @@ public struct PostgresOfflineStorage: SharedOfflineStorage {
     }
 
     /// Makes the table and index now rather than at the first call (each replica may, at start).
+    /// Once they are made, returns without leasing a connection.
     public func prepare() async throws {
+        if await schema.isMade { return }
         try await onConnection("prepare the table") { _ in }
     }
 

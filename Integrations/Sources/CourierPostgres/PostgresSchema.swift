@@ -11,8 +11,8 @@ actor PostgresSchema {
         self.statements = statements
     }
 
-    /// Whether the schema is known to exist: a caller that needs no connection of the
-    /// storage's own for anything else skips leasing one.
+    /// Whether the schema is known to exist, so that ``PostgresOfflineStorage/prepare()`` need
+    /// not lease a connection to learn it.
     var isMade: Bool { made }
 
     /// Returns once the schema exists; throws what making it threw. The first caller's
