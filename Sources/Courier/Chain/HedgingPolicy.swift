@@ -6,7 +6,9 @@
 /// a request with an `Idempotency-Key` header; never a streamed call or a WebSocket's handshake.
 /// Off by default: set ``APIClient/Configuration/hedging`` for a client, or
 /// ``RequestOptions/hedging`` for a call (``disabled`` turns it off for that call). Each hedge
-/// takes a permit from the hedge ``budget`` and from the client's ``RetryBudget``.
+/// takes a permit from the hedge ``budget`` and from the client's ``RetryBudget``, and an
+/// admission slot of its own while it runs: it is sent only if a slot is free at once
+/// (``PipelineStats/hedgesRefused`` counts those that were not).
 public struct HedgingPolicy: Sendable, Equatable {
     /// When a hedge goes out.
     public enum Delay: Sendable, Equatable {

@@ -48,9 +48,12 @@ struct AdmissionLane {
     /// Calls waiting for a slot.
     var waiting: Int { queues.reduce(0) { $0 + $1.count } }
 
+    /// Whether a newcomer would run at once: a slot is free and no call waits for one.
+    var hasFreeSlot: Bool { running < limit && waiting == 0 }
+
     /// Takes in `request`: it runs, waits (perhaps in place of a less urgent one), or is refused.
     mutating func arrive(_ request: WaitingRequest) -> Arrival {
-        if running < limit && waiting == 0 { return .runs }
+        if hasFreeSlot { return .runs }
         if waiting < maxQueued {
             queues[request.priority.rawValue].append(request)
             return .waits(shed: nil)

@@ -33,6 +33,11 @@ struct HedgingState: Sendable {
         budget?.withdraw() ?? false
     }
 
+    /// Gives back a hedge taken from the budget that was not sent.
+    mutating func refund() {
+        budget?.refund()
+    }
+
     /// Records how long an answered attempt took, keeping the policy's window.
     mutating func record(_ latency: Duration, of origin: HTTPOrigin, policy: HedgingPolicy) {
         guard case .percentile(_, let window, _, _) = policy.delay else { return }

@@ -5,8 +5,10 @@
 ///
 /// Courier's own steps may proceed more than once (only the user's are held to once per
 /// attempt); this one runs its attempts as child tasks, so cancelling the loser reaches the
-/// transport. A hedge takes a permit from the hedge budget and from the client's
-/// ``RetryBudget``; it does not take an admission slot, as a slot belongs to a call.
+/// transport. A hedge takes a permit from the hedge budget, one from the client's
+/// ``RetryBudget`` and an admission slot of its own, held while it runs; it goes out only if a
+/// slot is free at once (a hedge that waited for one would come too late, and would go before
+/// the calls waiting).
 ///
 /// A streamed call or a WebSocket's handshake is never hedged: its answer is a body still
 /// arriving, or a connection, which the attempt that won would have to outlive.
@@ -58,6 +60,17 @@ struct HedgingStep: Interceptor {
                     return .answered(.failure(error), after: client.clock.now - sent)
                 }
             }
+            /// A hedge, in the slot it was admitted to (`id`, `slot`); its answer feeds the
+            /// slot's lane as a call's would.
+            @Sendable func hedge(_ id: RequestID, _ slot: RunningCall) async -> Event {
+                slot.enter()
+                let event = await send()
+                var sample: LatencySample?
+                if case .answered(let result, let latency) = event { sample = AdmissionStep.sample(result, after: latency) }
+                // A hedge the pipeline stopped ended cancelled; the call's own slot reports the stop.
+                _ = pipeline.finished(id, slot, sample: sample)
+                return event
+            }
             @Sendable func wait() async -> Event {
                 do { try await client.clock.sleep(for: delay) } catch { return .delayPassed }
                 return .delayPassed
@@ -70,13 +83,19 @@ struct HedgingStep: Interceptor {
             while let event = await group.next() {
                 switch event {
                 case .delayPassed:
-                    guard running > 0, !Task.isCancelled, hedges < policy.maxExtraAttempts,
-                          state.withLock({ $0.withdraw() }), await pipeline.retryPermitted()
-                    else { continue }
+                    guard running > 0, !Task.isCancelled, hedges < policy.maxExtraAttempts, state.withLock({ $0.withdraw() }) else {
+                        continue
+                    }
+                    let id = pipeline.nextID()
+                    guard let slot = await pipeline.admitHedge(id, deadline: call.deadline, priority: call.options.priority ?? .default, origin: origin)
+                    else {
+                        state.withLock { $0.refund() }
+                        continue
+                    }
                     hedges += 1
                     running += 1
                     if call.publishing { client.events.publish(.hedged(call.id, after: client.clock.now - started)) }
-                    group.addTask(operation: send)
+                    group.addTask { await hedge(id, slot) }
                     if hedges < policy.maxExtraAttempts { group.addTask(operation: wait) }
                 case .answered(let result, let latency):
                     running -= 1

@@ -12,8 +12,11 @@ public struct PipelineStats: Sendable, Equatable {
     /// Requests refused with ``NetworkError/overloaded`` by admission: those ``rejected`` on
     /// arrival and those shed from the queue for a more urgent one (``RequestPriority``).
     public var shed = 0
-    /// Retries refused by the retry budget.
+    /// Retries and hedges refused by the retry budget.
     public var retriesDenied = 0
+    /// Hedges not sent because no slot was free (a hedge never waits for one;
+    /// ``HedgingPolicy``).
+    public var hedgesRefused = 0
     /// Mailbox messages handled since the pipeline (re)started.
     public var messagesHandled = 0
 }

@@ -39,6 +39,17 @@ extension RequestPipeline {
             return call
         }
 
+        /// Admits hedge `id` of a call to `origin` only if a slot is free now and the retry
+        /// budget has a permit (the hedge then takes both); returns the call it holds, which
+        /// the caller runs and ends as an admitted one's, or `nil`: no hedge.
+        nonisolated(nonsending) func admitHedge(
+            _ id: RequestID, deadline: Duration, priority: RequestPriority, origin: HTTPOrigin
+        ) async -> RunningCall? {
+            let call = RunningCall()
+            let admission = Admission(id: id, deadline: deadline, priority: priority, origin: origin)
+            return (try? await mailbox.ask { .admitHedge(admission, call, $0) }) == true ? call : nil
+        }
+
         /// Frees the slot of `call` (request `id`), before its caller is answered, with what it
         /// tells an adaptive limit (`sample`); returns the error its caller gets instead of its
         /// outcome when the pipeline stopped it.

@@ -18,6 +18,9 @@ actor RequestPipeline: Component {
         /// Answer once the request may run, or `timeout` at its deadline if no slot frees
         /// before, or `overloaded` if it is shed (ask, from the caller's task).
         case admit(Admission, RunningCall, Reply<Void>)
+        /// Answer at once whether a hedge may run: a slot free now (a hedge never waits for
+        /// one) and a permit from the retry budget (ask, from the hedging step).
+        case admitHedge(Admission, RunningCall, Reply<Bool>)
         /// The caller gave up on this request before it was admitted (tell).
         case cancel(RequestID)
         /// An admitted request ended while calls wait; its slot is free (tell, from the
@@ -104,6 +107,8 @@ actor RequestPipeline: Component {
             let lane = environment.adaptive == nil ? nil : admission.origin
             admit(WaitingRequest(
                 id: admission.id, deadline: admission.deadline, call: call, reply: reply, priority: admission.priority, lane: lane))
+        case .admitHedge(let admission, let call, let reply):
+            admitHedge(admission, call, reply)
         case .finished(let call):
             finish(call)
         case .cancel(let id):
@@ -159,17 +164,21 @@ actor RequestPipeline: Component {
         startWaiting(in: admitted.lane)
     }
 
+    /// Makes the lane of `key` on its first call.
+    private func makeLane(_ key: HTTPOrigin?) {
+        guard lanes[key] == nil else { return }
+        let limit: AdmissionLane.Limit = if key != nil, let policy = environment.adaptive {
+            .adaptive(AdaptiveLimit(policy: policy))
+        } else {
+            .fixed(environment.maxConcurrentRequests)
+        }
+        lanes[key] = AdmissionLane(limit, maxQueued: environment.maxQueuedRequests)
+    }
+
     private func admit(_ request: WaitingRequest) {
         guard !request.reply.isAnswered else { return }
         let key = request.lane
-        if lanes[key] == nil {
-            let limit: AdmissionLane.Limit = if key != nil, let policy = environment.adaptive {
-                .adaptive(AdaptiveLimit(policy: policy))
-            } else {
-                .fixed(environment.maxConcurrentRequests)
-            }
-            lanes[key] = AdmissionLane(limit, maxQueued: environment.maxQueuedRequests)
-        }
+        makeLane(key)
         switch lanes[key]?.arrive(request) ?? .refused {
         case .refused:
             stats.rejected += 1
@@ -191,6 +200,27 @@ actor RequestPipeline: Component {
             }
             scheduleSweep(at: request.deadline)
         }
+    }
+
+    /// Gives a hedge a slot only if one is free now and no call waits for one, and only with a
+    /// permit from the retry budget: a hedge is load the origin did not need, so it neither
+    /// queues nor goes before a waiting call. It counts as neither admitted nor deposits.
+    private func admitHedge(_ admission: Admission, _ call: RunningCall, _ reply: Reply<Bool>) {
+        let key = environment.adaptive == nil ? nil : admission.origin
+        makeLane(key)
+        guard lanes[key]?.hasFreeSlot == true else {
+            stats.hedgesRefused += 1
+            reply.succeed(false)
+            return
+        }
+        guard budget.withdraw() else {
+            stats.retriesDenied += 1
+            reply.succeed(false)
+            return
+        }
+        guard reply.succeed(true) else { return }
+        lanes[key]?.running += 1
+        running[admission.id] = Admitted(call: call, lane: key, inflight: lanes[key]?.running ?? 1)
     }
 
     /// Makes sure the pipeline is woken at `deadline` (or before) to answer the waiting requests

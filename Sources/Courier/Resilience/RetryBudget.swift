@@ -35,4 +35,9 @@ public struct RetryBudget: Sendable, Equatable {
         balance -= 1
         return true
     }
+
+    /// Gives back a permit ``withdraw()`` took for an attempt that was not made.
+    mutating func refund() {
+        balance = min(capacity, balance + 1)
+    }
 }

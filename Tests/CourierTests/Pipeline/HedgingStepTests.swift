@@ -120,6 +120,56 @@ private func failure(
         await api.shutdown()
     }
 
+    @Test("a hedge needs a free admission slot and never waits for one: with every slot held, none goes out")
+    func hedgeNeedsAFreeSlot() async throws {
+        let clock = ManualClock()
+        let transport = ScriptedTransport(clock: clock)
+        transport.script("/slow", [.delayed(.seconds(5), .status(200)), .status(200)])
+        let api = client(base, transport: transport, retryPolicy: .never, clock: clock) {
+            $0.hedging = policy
+            $0.limits.maxConcurrentRequests = 1
+        }
+        let call = Task { await failure(api, "slow") }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(1))   // the delay passes; the call holds the only slot
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(4))
+        #expect(await call.value == nil)
+        #expect(transport.requests(to: "/slow").count == 1)
+        let stats = try await api.pipelineStats()
+        #expect(stats.hedgesRefused == 1)
+        #expect(stats.inFlight == 0)
+        await api.shutdown()
+    }
+
+    @Test("a hedge holds an admission slot while it runs and frees it when the call ends")
+    func hedgeHoldsASlot() async throws {
+        let clock = ManualClock()
+        let transport = ScriptedTransport(clock: clock)
+        transport.script("/slow", [.delayed(.seconds(60), .status(200)), .delayed(.seconds(10), .status(200))])
+        transport.script("/other", [.status(200)])
+        let api = client(base, transport: transport, retryPolicy: .never, clock: clock) {
+            $0.hedging = policy
+            $0.limits.maxConcurrentRequests = 2
+        }
+        let call = Task { await failure(api, "slow") }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(1))
+        while transport.requests(to: "/slow").count < 2, !Task.isCancelled { await Task.yield() }
+        #expect(try await api.pipelineStats().inFlight == 2)
+        // Both slots are taken (the call's and its hedge's): another call waits for one.
+        let other = Task { await failure(api, "other") }
+        while try await api.pipelineStats().queued < 1, !Task.isCancelled { await Task.yield() }
+        #expect(transport.requests(to: "/other").isEmpty)
+        clock.advance(by: .seconds(10))   // the hedge answers; the first attempt is cancelled
+        #expect(await call.value == nil)
+        #expect(await other.value == nil)
+        #expect(transport.requests(to: "/other").count == 1)
+        let stats = try await api.pipelineStats()
+        #expect(stats.inFlight == 0 && stats.queued == 0 && stats.hedgesRefused == 0)
+        await api.shutdown()
+    }
+
     @Test("a request's own policy: disabled on a client that hedges, and its own on a client that does not")
     func perRequestOverride() async throws {
         let clock = ManualClock()
