@@ -21,7 +21,11 @@ extension CourierTransport {
             headers.add(name: field.name.rawName, value: field.value)
         }
         var outgoing = Courier.HTTPRequest(method: HTTPMethod(rawValue: request.method.rawValue), url: url, headers: headers)
-        if let body { outgoing.bodyStream = RequestBodyPump.stream(of: body) }
+        if let body {
+            let length: Int? = if case .known(let count) = body.length { Int(count) } else { nil }
+            // A body the runtime may iterate again can be sent again (a retry, a 401's renewal).
+            outgoing.bodyStream = .chunks(body.map { Data($0) }, length: length, reopenable: body.iterationBehavior == .multiple)
+        }
         return outgoing
     }
 

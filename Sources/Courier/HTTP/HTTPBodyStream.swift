@@ -9,7 +9,8 @@ import Foundation
 /// Swift's cooperative pool, until it returns an empty `Data`. A reader may block briefly (a
 /// local file read) but must not wait on a task or on the network: ``CurlTransport`` calls it
 /// on its one event-loop thread, where a reader that blocks for long holds up every other
-/// exchange of that transport.
+/// exchange of that transport. A body whose source waits is an async sequence's
+/// (``chunks(_:length:reopenable:)``), which the transfer waits for without a thread.
 ///
 /// ```swift
 /// request.bodyStream = try .file(URL(fileURLWithPath: "/var/backups/day.tar"))
@@ -56,10 +57,48 @@ public struct HTTPBodyStream: Sendable {
         self.init(length: length, isReopenable: false) { try once.take() }
     }
 
+    /// For a body an async sequence produces (``chunks(_:length:reopenable:)``): makes its
+    /// producer, which a transport that must not wait on its thread polls instead of calling a
+    /// reader (``makeReader`` waits for it). `nil` for every other body.
+    let makeProducer: (@Sendable () throws -> BodyProducer)?
+
     init(length: Int?, isReopenable: Bool, makeReader: @escaping @Sendable () throws -> Reader) {
         self.length = length
         self.isReopenable = isReopenable
         self.makeReader = makeReader
+        makeProducer = nil
+    }
+
+    init(length: Int?, isReopenable: Bool, makeProducer: @escaping @Sendable () throws -> BodyProducer) {
+        self.length = length
+        self.isReopenable = isReopenable
+        self.makeProducer = makeProducer
+        makeReader = { try makeProducer().blockingReader() }
+    }
+
+    /// A body that `chunks` produces as it goes, for a source that waits: the network, another
+    /// task, a generator with a pace of its own. A task of its own iterates `chunks` into a
+    /// bounded buffer (it waits, suspended, while 256 KiB are unread), and ``CurlTransport``
+    /// pauses the transfer while the buffer is empty instead of waiting on its event loop's
+    /// thread. An error the sequence throws ends the exchange with
+    /// ``NetworkError/encodingError(underlying:)``.
+    ///
+    /// ```swift
+    /// request.bodyStream = .chunks(recorder.segments, length: nil)
+    /// ```
+    /// - Parameters:
+    ///   - length: the body's length in bytes when known; `nil` sends it chunked (HTTP/1.1).
+    ///   - reopenable: whether iterating `chunks` again gives the body again from its first
+    ///     byte; only then is it sent again (for a retry, a 401's renewal, a 307/308 redirect).
+    ///     Default `false`: it is iterated, and sent, at most once.
+    public static func chunks<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks, length: Int?, reopenable: Bool = false
+    ) -> HTTPBodyStream where Chunks.Element == Data {
+        let begun = Locked(false)
+        return HTTPBodyStream(length: length, isReopenable: reopenable) {
+            if !reopenable, begun.withLock({ begun in defer { begun = true }; return begun }) { throw AlreadyRead() }
+            return BodyProducer(chunks)
+        }
     }
 
     /// The error of a second ``makeReader`` call on a stream that can be read once.
@@ -88,7 +127,15 @@ public struct HTTPBodyStream: Sendable {
     /// This body, reporting the bytes its readers give to `reporter` (from 0 again each time it
     /// is read from the start).
     func reportingProgress(to reporter: ProgressReporter) -> HTTPBodyStream {
-        HTTPBodyStream(length: length, isReopenable: isReopenable) {
+        if let makeProducer {
+            return HTTPBodyStream(length: length, isReopenable: isReopenable) {
+                let producer = try makeProducer()
+                reporter.restart()
+                producer.report(to: reporter)
+                return producer
+            }
+        }
+        return HTTPBodyStream(length: length, isReopenable: isReopenable) {
             let reader = try makeReader()
             reporter.restart()
             return { maxLength in

@@ -274,8 +274,11 @@ private let curlWriteCallback: curl_write_callback = { buffer, size, count, cont
 
 private let curlReadCallback: curl_read_callback = { buffer, size, count, context in
     let exchange = Unmanaged<CurlExchange>.fromOpaque(context!).takeUnretainedValue()
-    let read = exchange.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
-    return read ?? Int(CURL_READFUNC_ABORT)
+    switch exchange.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) {
+    case .bytes(let count): return count
+    case .pause: return Int(CURL_READFUNC_PAUSE)
+    case .abort: return Int(CURL_READFUNC_ABORT)
+    }
 }
 
 private let curlSeekCallback: curl_seek_callback = { context, offset, origin in

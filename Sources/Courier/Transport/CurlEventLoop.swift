@@ -20,6 +20,8 @@ final class CurlEventLoop: @unchecked Sendable {
         case cancel(CurlExchange)
         /// A streamed body's consumer caught up: the transfer reads again.
         case unpause(CurlExchange)
+        /// A produced request body has bytes (or its end) again: the transfer sends again.
+        case resumeSending(CurlExchange)
         /// A WebSocket to connect and then drive (``CurlWebSocketConnection``).
         case webSocket(CurlWebSocketConnection)
         /// A WebSocket has something to do (frames to write, room to read, an end).
@@ -165,7 +167,12 @@ final class CurlEventLoop: @unchecked Sendable {
             exchange.lastBytes = .now
             stream.resumed()
             // libcurl delivers the bytes it held back from inside this call.
-            curl_easy_pause(handle.easy, CURLPAUSE_CONT)
+            curl_easy_pause(handle.easy, exchange.sendPaused ? CURLPAUSE_SEND : CURLPAUSE_CONT)
+        case .resumeSending(let exchange):
+            guard let handle = exchange.handle, exchange.sendPaused else { return }
+            exchange.sendPaused = false
+            // A receive paused for a streamed body's consumer stays paused.
+            curl_easy_pause(handle.easy, exchange.stream?.isPaused == true ? CURLPAUSE_RECV : CURLPAUSE_CONT)
         }
     }
 

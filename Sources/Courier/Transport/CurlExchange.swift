@@ -52,6 +52,13 @@ final class CurlExchange: @unchecked Sendable {
     /// Body bytes handed to ``stream`` so far.
     private var streamed = 0
     private var reader: HTTPBodyStream.Reader?
+    /// A produced body's producer, once the first read made it (``HTTPBodyStream/chunks(_:length:reopenable:)``).
+    private var producer: BodyProducer?
+    /// For a produced body: asks the loop to read the body again once the producer has bytes
+    /// (set before the exchange is shared).
+    var resumeSending: (@Sendable () -> Void)?
+    /// Whether libcurl's sending is paused, waiting for the producer (the loop's thread).
+    var sendPaused = false
     private var pending = Data()
     private var bytesRead = 0
 
@@ -65,6 +72,10 @@ final class CurlExchange: @unchecked Sendable {
         self.maxHeaderBytes = maxHeaderBytes
         self.decodes = decodes
         bodyStream = request.bodyStream
+    }
+
+    deinit {
+        producer?.close()
     }
 
     // MARK: Answering the caller (any thread)
@@ -211,15 +222,36 @@ final class CurlExchange: @unchecked Sendable {
         return bytes.count
     }
 
-    /// Fills `buffer` with the next bytes of the request's body stream; 0 at its end, nil to
-    /// abort (with ``failure`` set). Bytes a reader gave beyond what fits are kept for the next
-    /// call.
-    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        guard let bodyStream else { return 0 }
+    /// What ``readBody(into:)`` gave libcurl.
+    enum BodyRead: Equatable {
+        /// This many bytes; 0 at the body's end.
+        case bytes(Int)
+        /// None yet: a produced body's producer is behind. The transfer pauses until
+        /// ``resumeSending`` asks the loop to go on.
+        case pause
+        /// Stop the exchange (``failure`` is set).
+        case abort
+    }
+
+    /// Fills `buffer` with the next bytes of the request's body stream. Bytes a reader gave
+    /// beyond what fits are kept for the next call.
+    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> BodyRead {
+        guard let bodyStream else { return .bytes(0) }
         do {
             if pending.isEmpty {
-                if reader == nil { reader = try bodyStream.makeReader() }
-                pending = try reader!(buffer.count)
+                if let makeProducer = bodyStream.makeProducer {
+                    if producer == nil { producer = try makeProducer() }
+                    switch try producer?.poll(maxLength: buffer.count, wake: resumeSending ?? {}) ?? .end {
+                    case .bytes(let bytes): pending = bytes
+                    case .end: break
+                    case .later:
+                        sendPaused = true
+                        return .pause
+                    }
+                } else {
+                    if reader == nil { reader = try bodyStream.makeReader() }
+                    pending = try reader!(buffer.count)
+                }
             }
             let count = min(pending.count, buffer.count)
             buffer.copyBytes(from: pending.prefix(count))
@@ -227,19 +259,21 @@ final class CurlExchange: @unchecked Sendable {
             bytesRead += count
             if let length = bodyStream.length, bytesRead > length || (count == 0 && bytesRead < length) {
                 failure = .encodingError(underlying: HTTPBodyStream.LengthMismatch(declared: length, given: bytesRead))
-                return nil
+                return .abort
             }
-            return count
+            return .bytes(count)
         } catch {
             failure = .encodingError(underlying: error)
-            return nil
+            return .abort
         }
     }
 
     /// Starts the body stream again from its first byte (libcurl resends a body when a reused
     /// connection turns out to be closed); `false` for a stream read once that was begun.
     func rewindBody() -> Bool {
-        if reader != nil, bodyStream?.isReopenable == false { return false }
+        if reader != nil || producer != nil, bodyStream?.isReopenable == false { return false }
+        producer?.close()
+        producer = nil
         reader = nil
         pending = Data()
         bytesRead = 0

@@ -113,6 +113,9 @@ public final class CurlTransport: HTTPTransport {
             throw error
         }
         let loop = self.loop
+        if request.bodyStream?.makeProducer != nil {
+            exchange.resumeSending = { [weak exchange] in if let exchange { loop.submit(.resumeSending(exchange)) } }
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 if !exchange.start(continuation) {

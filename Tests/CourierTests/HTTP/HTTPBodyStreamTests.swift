@@ -57,4 +57,52 @@ import Testing
         #expect(made.withLock { $0 } == 1)
         #expect(try reader(1).isEmpty)
     }
+
+    @Test("a produced body is iterated once unless it is reopenable; a reopenable one starts again for each reader")
+    func producedOnceOrAgain() throws {
+        let parts = [Data("ab".utf8), Data("cde".utf8)]
+        let once = HTTPBodyStream.chunks(AsyncStream { continuation in
+            for part in parts { continuation.yield(part) }
+            continuation.finish()
+        }, length: 5)
+        #expect(!once.isReopenable)
+        #expect(String(decoding: try Self.readAll(once, maxLength: 2).0, as: UTF8.self) == "abcde")
+        #expect(throws: HTTPBodyStream.AlreadyRead.self) { _ = try once.makeReader() }
+
+        let again = HTTPBodyStream.chunks(ProducedParts(parts: parts), length: nil, reopenable: true)
+        #expect(again.isReopenable)
+        #expect(String(decoding: try Self.readAll(again, maxLength: 100).0, as: UTF8.self) == "abcde")
+        #expect(String(decoding: try Self.readAll(again, maxLength: 1).0, as: UTF8.self) == "abcde")
+    }
+
+    @Test("polling a produced body answers later while the producer is behind, and wakes the poller once bytes or the end arrive")
+    func producedBodyWakesItsPoller() async throws {
+        let (chunks, producer) = AsyncStream.makeStream(of: Data.self)
+        let body = try #require(HTTPBodyStream.chunks(chunks, length: nil).makeProducer)
+        let produced = try body()
+        defer { produced.close() }
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self)
+        var woken = wakes.makeAsyncIterator()
+        #expect(try produced.poll(maxLength: 10, wake: { wake.yield() }) == .later)
+        producer.yield(Data("hello".utf8))
+        _ = await woken.next()
+        #expect(try produced.poll(maxLength: 3, wake: { wake.yield() }) == .bytes(Data("hel".utf8)))
+        #expect(try produced.poll(maxLength: 3, wake: { wake.yield() }) == .bytes(Data("lo".utf8)))
+        #expect(try produced.poll(maxLength: 3, wake: { wake.yield() }) == .later)
+        producer.finish()
+        _ = await woken.next()
+        #expect(try produced.poll(maxLength: 3, wake: { wake.yield() }) == .end)
+    }
+}
+
+/// An async sequence of `parts` that can be iterated again.
+private struct ProducedParts: AsyncSequence, Sendable {
+    let parts: [Data]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var rest: ArraySlice<Data>
+        mutating func next() async -> Data? { rest.popFirst() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: parts[...]) }
 }

@@ -105,6 +105,51 @@ import Testing
         }
     }
 
+    @Test("a body an async sequence produces holds up no other exchange while its producer waits, and arrives whole", .timeLimit(.minutes(1)))
+    func producedBodyLeavesTheLoopFree() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/upload", method: "POST", [.status(201)])
+            try await server.script("/ping", [.text(200, "pong")])
+            let (asked, asking) = AsyncStream.makeStream(of: Int.self)
+            let (releases, release) = AsyncStream.makeStream(of: Void.self)
+            let body = GatedChunks(chunks: [Data("first ".utf8), Data("second".utf8)], asked: asking, releases: releases)
+            var request = HTTPRequest(method: .post, url: URL(string: "\(server.baseURL)/upload")!)
+            request.bodyStream = .chunks(body, length: nil)
+            let upload = Task { try await transport.send(request) }
+            // The producer gave its first chunk and waits to be let give the second.
+            for await ask in asked where ask == 2 { break }
+            let ping = try await transport.send(HTTPRequest(url: URL(string: "\(server.baseURL)/ping")!))
+            #expect(String(decoding: ping.body, as: UTF8.self) == "pong")
+            release.yield()
+            #expect(try await upload.value.status == 201)
+            let seen = try #require(try await server.requests(path: "/upload").first)
+            #expect(seen.body == Data("first second".utf8))
+            #expect(seen.header("Transfer-Encoding") == "chunked")
+        }
+    }
+
+    @Test("a produced body that fails ends its exchange with encodingError, and the transport serves the next")
+    func producedBodyFailure() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/upload", method: "POST", [.status(201)])
+            try await server.script("/ping", [.text(200, "pong")])
+            let (_, asking) = AsyncStream.makeStream(of: Int.self)
+            let (releases, _) = AsyncStream.makeStream(of: Void.self)
+            let body = GatedChunks(
+                chunks: [Data("partial".utf8)], failure: .invalidRequest("the recorder stopped"), asked: asking, releases: releases)
+            var request = HTTPRequest(method: .post, url: URL(string: "\(server.baseURL)/upload")!)
+            request.bodyStream = .chunks(body, length: 100)
+            let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
+            guard case .encodingError(let underlying)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .invalidRequest("the recorder stopped")? = underlying as? NetworkError else {
+                Issue.record("underlying \(String(describing: underlying))")
+                return
+            }
+            let ping = try await transport.send(HTTPRequest(url: URL(string: "\(server.baseURL)/ping")!))
+            #expect(ping.status == 200)
+        }
+    }
+
     @Test("a compressed response is decoded and loses its encoding fields; a caller's own Accept-Encoding gets the bytes as sent")
     func decompression() async throws {
         let text = String(repeating: "courier ", count: 1000)

@@ -1,0 +1,190 @@
+import Foundation
+
+/// A request body an async sequence produces (``HTTPBodyStream/chunks(_:length:reopenable:)``),
+/// carried to the transport through a bounded buffer. A task of its own iterates the sequence and
+/// waits, suspended, while ``bufferLimit`` bytes are unread; the transport takes what is there
+/// without waiting (``poll(maxLength:wake:)`` answers `later` and calls `wake` once bytes or the
+/// end arrive), so an event loop never waits on its thread for a slow producer. A transport that
+/// reads on a thread of its own may wait instead (``blockingReader()``).
+///
+/// The producer stops when ``close()`` is called (the exchange ended, however): its task is
+/// cancelled, and a push after that is refused.
+final class BodyProducer: Sendable {
+    /// What the transport finds when it asks for bytes.
+    enum Poll: Equatable {
+        case bytes(Data)
+        /// The body ended.
+        case end
+        /// Nothing yet: the `wake` given will be called once something arrives.
+        case later
+    }
+
+    /// The most unread bytes buffered before the producer waits.
+    static let bufferLimit = 256 * 1024
+
+    private struct State {
+        var chunks: [Data] = []
+        var first = 0
+        var buffered = 0
+        var finished = false
+        var failure: (any Error)?
+        var closed = false
+        /// The producer, waiting for the buffer to drain.
+        var producerWaiting: CheckedContinuation<Void, Never>?
+        /// The transport, waiting for bytes (called once, then dropped).
+        var wake: (@Sendable () -> Void)?
+        var task: Task<Void, Never>?
+        /// Told of the bytes the transport takes, and of the end.
+        var progress: ProgressReporter?
+    }
+
+    private let state = Locked(State())
+
+    /// Starts iterating `chunks` at once, into the buffer.
+    init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks) where Chunks.Element == Data {
+        // The task holds the producer until the sequence ends or `close` stops it.
+        let task = Task { await self.produce(chunks) }
+        let closed = state.withLock { state in
+            state.task = task
+            return state.closed
+        }
+        if closed { task.cancel() }
+    }
+
+    private func produce<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks) async where Chunks.Element == Data {
+        do {
+            for try await chunk in chunks {
+                guard await push(chunk) else { return }
+            }
+            end(nil)
+        } catch {
+            end(error)
+        }
+    }
+
+    /// Buffers `chunk`, wakes a waiting transport, and waits while the buffer is full; `false`
+    /// once the transport went away.
+    private func push(_ chunk: Data) async -> Bool {
+        guard !chunk.isEmpty else { return state.withLock { !$0.closed } }
+        let (accepted, full, wake) = state.withLock { state -> (Bool, Bool, (@Sendable () -> Void)?) in
+            guard !state.closed else { return (false, false, nil) }
+            state.chunks.append(chunk)
+            state.buffered += chunk.count
+            defer { state.wake = nil }
+            return (true, state.buffered >= Self.bufferLimit, state.wake)
+        }
+        wake?()
+        guard accepted else { return false }
+        if full {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.closed || state.buffered < Self.bufferLimit { return true }
+                    state.producerWaiting = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+        return state.withLock { !$0.closed }
+    }
+
+    /// The sequence ended (`failure` nil) or failed.
+    private func end(_ failure: (any Error)?) {
+        let wake = state.withLock { state -> (@Sendable () -> Void)? in
+            state.finished = true
+            state.failure = failure
+            defer { state.wake = nil }
+            return state.wake
+        }
+        wake?()
+    }
+
+    /// Up to `maxLength` bytes that are there now, the end, or `later` (then `wake` is called,
+    /// once, when there is something). Throws the sequence's own error once its bytes are read.
+    func poll(maxLength: Int, wake: @escaping @Sendable () -> Void) throws -> Poll {
+        let (poll, producer, progress) = try state.withLock { state throws in
+            guard state.first < state.chunks.count else {
+                if state.finished {
+                    if let failure = state.failure { throw failure }
+                    return (Poll.end, CheckedContinuation<Void, Never>?.none, state.progress)
+                }
+                state.wake = wake
+                return (.later, nil, nil)
+            }
+            var chunk = state.chunks[state.first]
+            if chunk.count > maxLength {
+                state.chunks[state.first] = chunk.dropFirst(maxLength)
+                chunk = chunk.prefix(maxLength)
+            } else {
+                state.first += 1
+                if state.first == state.chunks.count {
+                    state.chunks.removeAll(keepingCapacity: true)
+                    state.first = 0
+                }
+            }
+            state.buffered -= chunk.count
+            var producer: CheckedContinuation<Void, Never>?
+            if state.buffered < Self.bufferLimit { swap(&producer, &state.producerWaiting) }
+            return (.bytes(Data(chunk)), producer, state.progress)
+        }
+        producer?.resume()
+        // The reporter calls its handler: outside the lock.
+        switch poll {
+        case .bytes(let data): progress?.advance(by: data.count)
+        case .end: progress?.finish()
+        case .later: break
+        }
+        return poll
+    }
+
+    /// Tells `reporter` of every byte the transport takes from now on, and of the end.
+    func report(to reporter: ProgressReporter) {
+        state.withLock { $0.progress = reporter }
+    }
+
+    /// The transport went away: the producer stops, and what it buffered is dropped.
+    func close() {
+        let (producer, task) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
+            state.closed = true
+            state.chunks.removeAll()
+            state.first = 0
+            state.buffered = 0
+            state.wake = nil
+            defer { state.producerWaiting = nil }
+            return (state.producerWaiting, state.task)
+        }
+        producer?.resume()
+        task?.cancel()
+    }
+
+    /// A reader for a transport that reads on a thread of its own: it waits there while the
+    /// producer is behind, and closes the producer when it is dropped.
+    func blockingReader() -> HTTPBodyStream.Reader {
+        let owner = Owner(self)
+        return { maxLength in try owner.read(maxLength: maxLength) }
+    }
+
+    /// Closes the producer when its reader is dropped.
+    private final class Owner {
+        let producer: BodyProducer
+
+        init(_ producer: BodyProducer) {
+            self.producer = producer
+        }
+
+        func read(maxLength: Int) throws -> Data {
+            let ready = DispatchSemaphore(value: 0)
+            while true {
+                switch try producer.poll(maxLength: maxLength, wake: { ready.signal() }) {
+                case .bytes(let data): return data
+                case .end: return Data()
+                case .later: ready.wait()
+                }
+            }
+        }
+
+        deinit {
+            producer.close()
+        }
+    }
+}
