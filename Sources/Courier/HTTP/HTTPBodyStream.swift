@@ -87,6 +87,7 @@ public struct HTTPBodyStream: Sendable {
     /// request.bodyStream = .chunks(recorder.segments, length: nil)
     /// ```
     /// - Parameters:
+    ///   - chunks: the body's bytes, in order; iterated by a task of Courier's.
     ///   - length: the body's length in bytes when known; `nil` sends it chunked (HTTP/1.1).
     ///   - reopenable: whether iterating `chunks` again gives the body again from its first
     ///     byte; only then is it sent again (for a retry, a 401's renewal, a 307/308 redirect).
