@@ -5,11 +5,11 @@ import Foundation
 /// waits, suspended, while ``bufferLimit`` bytes are unread; the transport takes what is there
 /// without waiting (``poll(maxLength:wake:)`` answers `later` and calls `wake` once bytes or the
 /// end arrive), so an event loop never waits on its thread for a slow producer. A transport that
-/// reads on a thread of its own may wait instead (``blockingReader()``).
+/// reads on a thread of its own may wait instead (``PolledBody/blockingReader()``).
 ///
 /// The producer stops when ``close()`` is called (the exchange ended, however): its task is
 /// cancelled, and a push after that is refused.
-final class BodyProducer: Sendable {
+final class BodyProducer: PolledBody {
     /// What the transport finds when it asks for bytes.
     enum Poll: Equatable {
         case bytes(Data)
@@ -155,36 +155,5 @@ final class BodyProducer: Sendable {
         }
         producer?.resume()
         task?.cancel()
-    }
-
-    /// A reader for a transport that reads on a thread of its own: it waits there while the
-    /// producer is behind, and closes the producer when it is dropped.
-    func blockingReader() -> HTTPBodyStream.Reader {
-        let owner = Owner(self)
-        return { maxLength in try owner.read(maxLength: maxLength) }
-    }
-
-    /// Closes the producer when its reader is dropped.
-    private final class Owner {
-        let producer: BodyProducer
-
-        init(_ producer: BodyProducer) {
-            self.producer = producer
-        }
-
-        func read(maxLength: Int) throws -> Data {
-            let ready = DispatchSemaphore(value: 0)
-            while true {
-                switch try producer.poll(maxLength: maxLength, wake: { ready.signal() }) {
-                case .bytes(let data): return data
-                case .end: return Data()
-                case .later: ready.wait()
-                }
-            }
-        }
-
-        deinit {
-            producer.close()
-        }
     }
 }

@@ -57,10 +57,11 @@ public struct HTTPBodyStream: Sendable {
         self.init(length: length, isReopenable: false) { try once.take() }
     }
 
-    /// For a body an async sequence produces (``chunks(_:length:reopenable:)``): makes its
-    /// producer, which a transport that must not wait on its thread polls instead of calling a
-    /// reader (``makeReader`` waits for it). `nil` for every other body.
-    let makeProducer: (@Sendable () throws -> BodyProducer)?
+    /// For a body an async sequence produces (``chunks(_:length:reopenable:)``), or one that
+    /// contains such a body (``concatenating(_:)``): makes what a transport that must not wait
+    /// on its thread polls instead of calling a reader (``makeReader`` waits for it). `nil` for
+    /// every other body.
+    let makeProducer: (@Sendable () throws -> any PolledBody)?
 
     init(length: Int?, isReopenable: Bool, makeReader: @escaping @Sendable () throws -> Reader) {
         self.length = length
@@ -69,7 +70,7 @@ public struct HTTPBodyStream: Sendable {
         makeProducer = nil
     }
 
-    init(length: Int?, isReopenable: Bool, makeProducer: @escaping @Sendable () throws -> BodyProducer) {
+    init(length: Int?, isReopenable: Bool, makeProducer: @escaping @Sendable () throws -> any PolledBody) {
         self.length = length
         self.isReopenable = isReopenable
         self.makeProducer = makeProducer

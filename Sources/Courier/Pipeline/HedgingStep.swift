@@ -117,9 +117,11 @@ struct HedgingStep: Interceptor {
         return try result.get()
     }
 
-    /// Whether sending `request` twice is safe: an idempotent method, or an `Idempotency-Key`.
+    /// Whether sending `request` twice is safe: an idempotent method, or an `Idempotency-Key`,
+    /// and a body that can be read again.
     static func isRepeatable(_ request: HTTPRequest) -> Bool {
-        switch request.method {
+        if request.bodyStream?.isReopenable == false { return false }
+        return switch request.method {
         case .get, .head, .options, .put, .delete: true
         default: request.headers.contains("Idempotency-Key")
         }

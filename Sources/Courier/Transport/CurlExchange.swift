@@ -53,7 +53,7 @@ final class CurlExchange: @unchecked Sendable {
     private var streamed = 0
     private var reader: HTTPBodyStream.Reader?
     /// A produced body's producer, once the first read made it (``HTTPBodyStream/chunks(_:length:reopenable:)``).
-    private var producer: BodyProducer?
+    private var producer: (any PolledBody)?
     /// For a produced body: asks the loop to read the body again once the producer has bytes
     /// (set before the exchange is shared).
     var resumeSending: (@Sendable () -> Void)?
@@ -275,6 +275,8 @@ final class CurlExchange: @unchecked Sendable {
         producer?.close()
         producer = nil
         reader = nil
+        // The closed producer will not wake the loop: the loop un-pauses the send itself.
+        if sendPaused { resumeSending?() }
         pending = Data()
         bytesRead = 0
         return true

@@ -105,8 +105,10 @@ import Testing
         }
     }
 
-    @Test("a body an async sequence produces holds up no other exchange while its producer waits, and arrives whole", .timeLimit(.minutes(1)))
-    func producedBodyLeavesTheLoopFree() async throws {
+    @Test(
+        "a body an async sequence produces, alone or a part among others, holds up no other exchange while its producer waits, and arrives whole",
+        .timeLimit(.minutes(1)), arguments: [false, true])
+    func producedBodyLeavesTheLoopFree(asAPart: Bool) async throws {
         try await withScriptedServer { server in
             try await server.script("/upload", method: "POST", [.status(201)])
             try await server.script("/ping", [.text(200, "pong")])
@@ -114,7 +116,8 @@ import Testing
             let (releases, release) = AsyncStream.makeStream(of: Void.self)
             let body = GatedChunks(chunks: [Data("first ".utf8), Data("second".utf8)], asked: asking, releases: releases)
             var request = HTTPRequest(method: .post, url: URL(string: "\(server.baseURL)/upload")!)
-            request.bodyStream = .chunks(body, length: nil)
+            let produced = HTTPBodyStream.chunks(body, length: nil)
+            request.bodyStream = asAPart ? .concatenating([.data(Data("<".utf8)), produced, .data(Data(">".utf8))]) : produced
             let upload = Task { try await transport.send(request) }
             // The producer gave its first chunk and waits to be let give the second.
             for await ask in asked where ask == 2 { break }
@@ -123,7 +126,7 @@ import Testing
             release.yield()
             #expect(try await upload.value.status == 201)
             let seen = try #require(try await server.requests(path: "/upload").first)
-            #expect(seen.body == Data("first second".utf8))
+            #expect(seen.body == Data((asAPart ? "<first second>" : "first second").utf8))
             #expect(seen.header("Transfer-Encoding") == "chunked")
         }
     }
