@@ -5,8 +5,8 @@ import HTTPTypes
 import OpenAPIRuntime
 import Testing
 
-/// How ``CourierTransport`` ends a call that cannot finish: the caller's cancellation, a request
-/// body that fails while it is sent. Against the scripted server.
+/// How ``CourierTransport`` ends a call that cannot finish, or waits for one: the caller's
+/// cancellation, a request body that fails or waits while it is sent. Against the scripted server.
 @Suite(.timeLimit(.minutes(5))) struct CourierTransportFailureTests {
     @Test("cancelling the caller's task ends a generated call waiting for its answer, and the connection is closed")
     func cancellation() async throws {
@@ -58,4 +58,62 @@ import Testing
         #expect(cause is Broken)
         await api.shutdown()
     }
+
+    @Test("a request body whose producer waits holds up no other call through the same client, and arrives whole")
+    func waitingRequestBody() async throws {
+        let server = try await LoopbackServer.start(script: "scripted_server.py")
+        defer { server.stop() }
+        let control = ScriptedControl(baseURL: server.baseURL)
+        try await control.script("/users", method: "POST", [.json(201, #"{"id":1,"name":"A"}"#)])
+        try await control.script("/users/9", [.json(200, #"{"id":9,"name":"Nine"}"#)])
+        let api = courierClient(server.baseURL)
+        let transport = CourierTransport(client: api)
+        let (asked, asking) = AsyncStream.makeStream(of: Int.self)
+        let (releases, release) = AsyncStream.makeStream(of: Void.self)
+        let body = WaitingBody(first: ArraySlice(#"{"name":"#.utf8), second: ArraySlice(#""A"}"#.utf8), asked: asking, releases: releases)
+        var request = HTTPTypes.HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/users")
+        request.headerFields[.contentType] = "application/json"
+        let create = Task {
+            try await transport.send(request, body: HTTPBody(body, length: .unknown, iterationBehavior: .single), baseURL: server.baseURL, operationID: "createUser")
+        }
+        // The body's first bytes are given; its producer waits to be let give the rest.
+        for await ask in asked where ask == 2 { break }
+
+        let user = try await generatedClient(server.baseURL, transport).getUser(path: .init(userId: 9), query: .init())
+        #expect(try user.ok.body.json.name == "Nine")
+        release.yield()
+        #expect(try await create.value.0.status.code == 201)
+        let received = try await control.requests(path: "/users")
+        #expect(received.map { String(decoding: $0.body, as: UTF8.self) } == [#"{"name":"A"}"#])
+        await api.shutdown()
+    }
+}
+
+/// A request body of two parts whose second is given only once a value arrives on `releases`;
+/// each ask for a part (1, 2, 3 for the end) goes to `asked`.
+private struct WaitingBody: AsyncSequence, Sendable {
+    let first: ArraySlice<UInt8>
+    let second: ArraySlice<UInt8>
+    let asked: AsyncStream<Int>.Continuation
+    let releases: AsyncStream<Void>
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let body: WaitingBody
+        var index = 0
+        var gate: AsyncStream<Void>.Iterator
+
+        mutating func next() async -> ArraySlice<UInt8>? {
+            index += 1
+            body.asked.yield(index)
+            switch index {
+            case 1: return body.first
+            case 2:
+                _ = await gate.next()
+                return body.second
+            default: return nil
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: self, gate: releases.makeAsyncIterator()) }
 }
