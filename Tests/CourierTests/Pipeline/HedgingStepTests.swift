@@ -170,6 +170,19 @@ private func failure(
         await api.shutdown()
     }
 
+    @Test("a request is repeatable by its method or Idempotency-Key, and only with a body that can be read again")
+    func repeatableRequests() {
+        let url = URL(string: "https://api.test/items/1")!
+        #expect(HedgingStep.isRepeatable(HTTPRequest(method: .get, url: url)))
+        #expect(!HedgingStep.isRepeatable(HTTPRequest(method: .post, url: url)))
+        #expect(HedgingStep.isRepeatable(HTTPRequest(method: .post, url: url, headers: ["Idempotency-Key": "k1"])))
+        var put = HTTPRequest(method: .put, url: url)
+        put.bodyStream = .data(Data("v".utf8))
+        #expect(HedgingStep.isRepeatable(put))
+        put.bodyStream = .chunks(AsyncStream<Data> { $0.finish() }, length: 0)
+        #expect(!HedgingStep.isRepeatable(put))
+    }
+
     @Test("a request's own policy: disabled on a client that hedges, and its own on a client that does not")
     func perRequestOverride() async throws {
         let clock = ManualClock()
