@@ -204,7 +204,8 @@ actor RequestPipeline: Component {
 
     /// Gives a hedge a slot only if one is free now and no call waits for one, and only with a
     /// permit from the retry budget: a hedge is load the origin did not need, so it neither
-    /// queues nor goes before a waiting call. It counts as neither admitted nor deposits.
+    /// queues nor goes before a waiting call. It is not counted in `admitted`, and deposits
+    /// nothing in the budget (only calls earn retries).
     private func admitHedge(_ admission: Admission, _ call: RunningCall, _ reply: Reply<Bool>) {
         let key = environment.adaptive == nil ? nil : admission.origin
         makeLane(key)

@@ -240,8 +240,9 @@ final class CurlExchange: @unchecked Sendable {
         do {
             if pending.isEmpty {
                 if let makeProducer = bodyStream.makeProducer {
-                    if producer == nil { producer = try makeProducer() }
-                    switch try producer?.poll(maxLength: buffer.count, wake: resumeSending ?? {}) ?? .end {
+                    let producer = try self.producer ?? makeProducer()
+                    self.producer = producer
+                    switch try producer.poll(maxLength: buffer.count, wake: resumeSending ?? {}) {
                     case .bytes(let bytes): pending = bytes
                     case .end: break
                     case .later:
