@@ -18,6 +18,16 @@ import Testing
         }
     }
 
+    /// ``readAll(_:maxLength:)`` on a Dispatch thread: a produced body's reader waits for its
+    /// producer, a task, which a waiting thread of the cooperative pool could starve.
+    static func readAllOffThePool(_ stream: HTTPBodyStream, maxLength: Int) async throws -> Data {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try readAll(stream, maxLength: maxLength).0 })
+            }
+        }
+    }
+
     @Test("concatenating: the streams' bytes in order, empty ones skipped, length the sum")
     func concatenating() throws {
         let stream = HTTPBodyStream.concatenating([.data(Data("ab".utf8)), .data(Data()), .data(Data("cdefg".utf8))])
@@ -59,20 +69,34 @@ import Testing
     }
 
     @Test("a produced body is iterated once unless it is reopenable; a reopenable one starts again for each reader")
-    func producedOnceOrAgain() throws {
+    func producedOnceOrAgain() async throws {
         let parts = [Data("ab".utf8), Data("cde".utf8)]
         let once = HTTPBodyStream.chunks(AsyncStream { continuation in
             for part in parts { continuation.yield(part) }
             continuation.finish()
         }, length: 5)
         #expect(!once.isReopenable)
-        #expect(String(decoding: try Self.readAll(once, maxLength: 2).0, as: UTF8.self) == "abcde")
+        #expect(String(decoding: try await Self.readAllOffThePool(once, maxLength: 2), as: UTF8.self) == "abcde")
         #expect(throws: HTTPBodyStream.AlreadyRead.self) { _ = try once.makeReader() }
 
         let again = HTTPBodyStream.chunks(ProducedParts(parts: parts), length: nil, reopenable: true)
         #expect(again.isReopenable)
-        #expect(String(decoding: try Self.readAll(again, maxLength: 100).0, as: UTF8.self) == "abcde")
-        #expect(String(decoding: try Self.readAll(again, maxLength: 1).0, as: UTF8.self) == "abcde")
+        #expect(String(decoding: try await Self.readAllOffThePool(again, maxLength: 100), as: UTF8.self) == "abcde")
+        #expect(String(decoding: try await Self.readAllOffThePool(again, maxLength: 1), as: UTF8.self) == "abcde")
+    }
+
+    @Test("a produced body reports the bytes taken from it, alone and as a part, up to its end")
+    func producedBodyReportsProgress() async throws {
+        for asAPart in [false, true] {
+            let produced = HTTPBodyStream.chunks(ProducedParts(parts: [Data("ab".utf8), Data("cde".utf8)]), length: 5, reopenable: true)
+            let body = asAPart ? HTTPBodyStream.concatenating([produced, .data(Data("f".utf8))]) : produced
+            let reports = Locked<[Int64]>([])
+            let reporting = body.reportingProgress(to: ProgressReporter(total: Int64(body.length ?? 0), interval: .zero) { progress in
+                reports.withLock { $0.append(progress.completedBytes) }
+            })
+            #expect(try await Self.readAllOffThePool(reporting, maxLength: 2).count == (asAPart ? 6 : 5))
+            #expect(reports.withLock { $0.last } == (asAPart ? 6 : 5))
+        }
     }
 
     @Test("polling a produced body answers later while the producer is behind, and wakes the poller once bytes or the end arrive")
