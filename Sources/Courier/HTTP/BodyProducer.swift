@@ -34,8 +34,6 @@ final class BodyProducer: PolledBody {
         /// The transport, waiting for bytes (called once, then dropped).
         var wake: (@Sendable () -> Void)?
         var task: Task<Void, Never>?
-        /// Told of the bytes the transport takes, and of the end.
-        var progress: ProgressReporter?
     }
 
     private let state = Locked(State())
@@ -44,11 +42,7 @@ final class BodyProducer: PolledBody {
     init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks) where Chunks.Element == Data {
         // The task holds the producer until the sequence ends or `close` stops it.
         let task = Task { await self.produce(chunks) }
-        let closed = state.withLock { state in
-            state.task = task
-            return state.closed
-        }
-        if closed { task.cancel() }
+        state.withLock { $0.task = task }
     }
 
     private func produce<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks) async where Chunks.Element == Data {
@@ -102,14 +96,14 @@ final class BodyProducer: PolledBody {
     /// Up to `maxLength` bytes that are there now, the end, or `later` (then `wake` is called,
     /// once, when there is something). Throws the sequence's own error once its bytes are read.
     func poll(maxLength: Int, wake: @escaping @Sendable () -> Void) throws -> Poll {
-        let (poll, producer, progress) = try state.withLock { state throws in
+        let (poll, producer) = try state.withLock { state throws in
             guard state.first < state.chunks.count else {
                 if state.finished {
                     if let failure = state.failure { throw failure }
-                    return (Poll.end, CheckedContinuation<Void, Never>?.none, state.progress)
+                    return (Poll.end, CheckedContinuation<Void, Never>?.none)
                 }
                 state.wake = wake
-                return (.later, nil, nil)
+                return (.later, nil)
             }
             var chunk = state.chunks[state.first]
             if chunk.count > maxLength {
@@ -125,21 +119,10 @@ final class BodyProducer: PolledBody {
             state.buffered -= chunk.count
             var producer: CheckedContinuation<Void, Never>?
             if state.buffered < Self.bufferLimit { swap(&producer, &state.producerWaiting) }
-            return (.bytes(Data(chunk)), producer, state.progress)
+            return (.bytes(Data(chunk)), producer)
         }
         producer?.resume()
-        // The reporter calls its handler: outside the lock.
-        switch poll {
-        case .bytes(let data): progress?.advance(by: data.count)
-        case .end: progress?.finish()
-        case .later: break
-        }
         return poll
-    }
-
-    /// Tells `reporter` of every byte the transport takes from now on, and of the end.
-    func report(to reporter: ProgressReporter) {
-        state.withLock { $0.progress = reporter }
     }
 
     /// The transport went away: the producer stops, and what it buffered is dropped.

@@ -12,7 +12,6 @@ final class ConcatenatedBody: PolledBody, @unchecked Sendable {
     private var index = 0
     private var reader: HTTPBodyStream.Reader?
     private var producer: (any PolledBody)?
-    private var progress: ProgressReporter?
 
     init(_ parts: [HTTPBodyStream]) {
         self.parts = parts
@@ -24,29 +23,19 @@ final class ConcatenatedBody: PolledBody, @unchecked Sendable {
             if let makeProducer = part.makeProducer {
                 let producer = try self.producer ?? makeProducer()
                 self.producer = producer
-                switch try producer.poll(maxLength: maxLength, wake: wake) {
-                case .bytes(let data):
-                    progress?.advance(by: data.count)
-                    return .bytes(data)
-                case .later:
-                    return .later
-                case .end:
-                    producer.close()
-                    self.producer = nil
-                }
+                let answer = try producer.poll(maxLength: maxLength, wake: wake)
+                if answer != .end { return answer }
+                producer.close()
+                self.producer = nil
             } else {
                 let reader = try self.reader ?? part.makeReader()
                 self.reader = reader
                 let data = try reader(maxLength)
-                if !data.isEmpty {
-                    progress?.advance(by: data.count)
-                    return .bytes(data)
-                }
+                if !data.isEmpty { return .bytes(data) }
                 self.reader = nil
             }
             index += 1
         }
-        progress?.finish()
         return .end
     }
 
@@ -54,9 +43,5 @@ final class ConcatenatedBody: PolledBody, @unchecked Sendable {
         producer?.close()
         producer = nil
         reader = nil
-    }
-
-    func report(to reporter: ProgressReporter) {
-        progress = reporter
     }
 }

@@ -131,10 +131,9 @@ public struct HTTPBodyStream: Sendable {
     func reportingProgress(to reporter: ProgressReporter) -> HTTPBodyStream {
         if let makeProducer {
             return HTTPBodyStream(length: length, isReopenable: isReopenable) {
-                let producer = try makeProducer()
+                let body = try makeProducer()
                 reporter.restart()
-                producer.report(to: reporter)
-                return producer
+                return ProgressReportingBody(body, reporter: reporter)
             }
         }
         return HTTPBodyStream(length: length, isReopenable: isReopenable) {

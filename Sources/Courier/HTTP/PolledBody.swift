@@ -9,8 +9,6 @@ protocol PolledBody: AnyObject, Sendable {
     func poll(maxLength: Int, wake: @escaping @Sendable () -> Void) throws -> BodyProducer.Poll
     /// The transport went away: whatever produces the body stops.
     func close()
-    /// Tells `reporter` of every byte the transport takes from now on, and of the end.
-    func report(to reporter: ProgressReporter)
 }
 
 extension PolledBody {

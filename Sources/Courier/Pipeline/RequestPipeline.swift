@@ -220,8 +220,7 @@ actor RequestPipeline: Component {
             return
         }
         guard reply.succeed(true) else { return }
-        lanes[key]?.running += 1
-        running[admission.id] = Admitted(call: call, lane: key, inflight: lanes[key]?.running ?? 1)
+        occupy(admission.id, call, lane: key)
     }
 
     /// Makes sure the pipeline is woken at `deadline` (or before) to answer the waiting requests
@@ -249,8 +248,13 @@ actor RequestPipeline: Component {
     /// no `finished`).
     private func start(_ request: WaitingRequest) {
         guard request.reply.succeed(()) else { return }
-        lanes[request.lane]?.running += 1
-        running[request.id] = Admitted(call: request.call, lane: request.lane, inflight: lanes[request.lane]?.running ?? 1)
+        occupy(request.id, request.call, lane: request.lane)
+    }
+
+    /// Call `id` holds a slot of `lane` from now on.
+    private func occupy(_ id: RequestID, _ call: RunningCall, lane: HTTPOrigin?) {
+        lanes[lane]?.running += 1
+        running[id] = Admitted(call: call, lane: lane, inflight: lanes[lane]?.running ?? 1)
     }
 
     /// This instance is gone (shut down, or failed and replaced): its running requests are
