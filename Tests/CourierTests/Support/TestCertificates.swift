@@ -162,17 +162,25 @@ struct TestCertificates: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let errors = Pipe()
+        // Its errors go to a file, not a pipe: a child another test starts meanwhile can inherit
+        // a pipe's write end, and a read to its end would then wait for that child, on a
+        // thread of the cooperative pool.
+        let errorsPath = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString).err").path
+        guard FileManager.default.createFile(atPath: errorsPath, contents: nil), let errors = FileHandle(forWritingAtPath: errorsPath) else {
+            throw .failed("cannot make \(errorsPath)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: errorsPath) }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         do {
             try process.run()
         } catch {
+            try? errors.close()
             throw .failed("cannot run \(executable): \(error)")
         }
-        // Read to EOF before waiting, so a chatty openssl never blocks on a full pipe.
-        let output = errors.fileHandleForReading.readToEndOfFile()
         process.waitUntilExit()
+        try? errors.close()
+        let output = FileManager.default.contents(atPath: errorsPath) ?? Data()
         guard process.terminationStatus == 0 else {
             throw .failed(
                 "openssl \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): "
