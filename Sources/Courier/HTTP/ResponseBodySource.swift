@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Read by one consumer at a time (a sequence's iterator); ``cancel()`` may come from any thread.
 protocol ResponseBodySource: AnyObject, Sendable {
-    /// The next chunk; `nil` at the end of the body. Throws the error that ended the body early.
+    /// The next chunk; `nil` at the end of the body. Throws the error that ended the body early,
+    /// and ``NetworkError/cancelled`` once the reading task is cancelled, though chunks wait.
     func next() async throws(NetworkError) -> Data?
     /// Stops receiving: the transport closes the exchange; a waiting ``next()`` throws
     /// ``NetworkError/cancelled``. Nothing once the body has ended.

@@ -11,7 +11,7 @@ import Foundation
 ///   consumer does not read, the connection is not read either (the server's sends block).
 /// - **Cancellation**: cancelling the reading task, calling ``cancel()``, or dropping the
 ///   sequence and its iterators before the end closes the exchange (the server sees the
-///   connection close).
+///   connection close). A cancelled task's next read throws, though chunks were received.
 /// - **Errors**: a body that ends early throws the transport's ``NetworkError``
 ///   (`malformedResponse` for a truncated or reset body, `responseTooLarge` past the
 ///   stream's limit, `timeout` when no byte arrived within the stall timeout).

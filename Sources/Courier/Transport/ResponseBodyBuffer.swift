@@ -103,6 +103,12 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
     // MARK: The consumer's side
 
     func next() async throws(NetworkError) -> Data? {
+        // Checked before the buffer: a transport faster than its reader keeps chunks waiting,
+        // and the reader would never see its cancellation.
+        if Task.isCancelled {
+            cancel()
+            throw .cancelled
+        }
         while true {
             if let taken = take() { return try taken.get() }
             await withTaskCancellationHandler {
