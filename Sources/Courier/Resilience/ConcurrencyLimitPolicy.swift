@@ -18,21 +18,21 @@ public struct ConcurrencyLimitPolicy: Sendable, Equatable {
     /// The most the limit grows to. Default 200.
     public var maxLimit: Int
     /// Below `alpha × log10(limit)` calls queued at the origin, the limit grows by
-    /// `log10(limit)`. Default 3.
+    /// `log10(limit)`. Default 2.
     public var alpha: Double
     /// Above `beta × log10(limit)` calls queued at the origin, the limit shrinks by
     /// `log10(limit)`; at or below `log10(limit)` queued it grows by `beta × log10(limit)`.
-    /// Default 6.
+    /// Default 4.
     public var beta: Double
-    /// The no-load latency is taken again from one call every `probeMultiplier × limit` calls.
-    /// Default 30.
+    /// The no-load latency is measured again every `probeMultiplier × limit` calls. Default 300.
     public var probeMultiplier: Int
 
-    /// Creates a policy; the defaults are `VegasLimit`'s (start at 20, alpha 3, beta 6, probe
-    /// every 30 × limit calls) with bounds 1…200.
+    /// Creates a policy. The defaults: start at 20, bounds 1…200, alpha 2 and beta 4 (Linux's
+    /// TCP Vegas; `VegasLimit` has 3 and 6), a probe every 300 × limit calls (each probe
+    /// halves the throughput for a few round trips, so it stays under 1 % of the time).
     public init(
         initialLimit: Int = 20, minLimit: Int = 1, maxLimit: Int = 200,
-        alpha: Double = 3, beta: Double = 6, probeMultiplier: Int = 30
+        alpha: Double = 2, beta: Double = 4, probeMultiplier: Int = 300
     ) {
         self.minLimit = max(1, minLimit)
         self.maxLimit = max(self.minLimit, maxLimit)

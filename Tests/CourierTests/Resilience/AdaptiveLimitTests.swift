@@ -39,8 +39,8 @@ import Testing
     func holdsInTheSweetSpot() {
         var limit = AdaptiveLimit(policy: ConcurrencyLimitPolicy(initialLimit: 100, maxLimit: 200, probeMultiplier: 1_000))
         _ = limit.record(rtt: .milliseconds(100), inflight: 100, dropped: false)
-        // log10(100) = 2: alpha 6, beta 12; 100 × (1 − 100/110) ≈ 9.1, queued 10.
-        #expect(feed(&limit, rtt: .milliseconds(110), count: 20).allSatisfy { $0 == 100 })
+        // log10(100) = 2: alpha 4, beta 8; 100 × (1 − 100/106) ≈ 5.7, queued 6.
+        #expect(feed(&limit, rtt: .milliseconds(106), count: 20).allSatisfy { $0 == 100 })
     }
 
     @Test("a dropped call shrinks the limit whatever its latency")
