@@ -52,7 +52,8 @@ final class CurlExchange: @unchecked Sendable {
     /// Body bytes handed to ``stream`` so far.
     private var streamed = 0
     private var reader: HTTPBodyStream.Reader?
-    /// A produced body's producer, once the first read made it (``HTTPBodyStream/chunks(_:length:reopenable:)``).
+    /// A produced body's producer (``HTTPBodyStream/chunks(_:length:reopenable:)``): made by
+    /// ``startProducer()``, or again by the first read after a rewind.
     private var producer: (any PolledBody)?
     /// For a produced body: asks the loop to read the body again once the producer has bytes
     /// (set before the exchange is shared).
@@ -233,6 +234,18 @@ final class CurlExchange: @unchecked Sendable {
         case abort
     }
 
+    /// Makes a produced body's producer in the caller's task, before the exchange is shared: the
+    /// task that iterates its sequence then inherits the caller's task-locals, which a task
+    /// started on the loop's thread would not have.
+    func startProducer() throws(NetworkError) {
+        guard let makeProducer = bodyStream?.makeProducer else { return }
+        do {
+            producer = try makeProducer()
+        } catch {
+            throw .encodingError(underlying: error)
+        }
+    }
+
     /// Fills `buffer` with the next bytes of the request's body stream. Bytes a reader gave
     /// beyond what fits are kept for the next call.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> BodyRead {
@@ -272,6 +285,8 @@ final class CurlExchange: @unchecked Sendable {
     /// Starts the body stream again from its first byte (libcurl resends a body when a reused
     /// connection turns out to be closed); `false` for a stream read once that was begun.
     func rewindBody() -> Bool {
+        // Nothing was taken from the body yet: it still starts from its first byte.
+        if bytesRead == 0, pending.isEmpty { return true }
         if reader != nil || producer != nil, bodyStream?.isReopenable == false { return false }
         producer?.close()
         producer = nil

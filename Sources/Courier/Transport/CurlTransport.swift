@@ -108,6 +108,7 @@ public final class CurlTransport: HTTPTransport {
         }
         do {
             try handle.prepare(request, origin: origin, for: exchange, settings: settings)
+            try exchange.startProducer()
         } catch {
             loop.recycle(handle)
             throw error

@@ -131,6 +131,29 @@ import Testing
         }
     }
 
+    @TaskLocal static var traceID: String?
+
+    @Test("a produced body's sequence is iterated with the caller's task-locals")
+    func producedBodySeesTaskLocals() async throws {
+        try await withScriptedServer { server in
+            try await server.script("/upload", method: "POST", [.status(201), .status(201)])
+            // A body of one chunk: the task-local value where its sequence is iterated.
+            func upload() -> HTTPRequest {
+                let given = Locked(false)
+                var request = HTTPRequest(method: .post, url: URL(string: "\(server.baseURL)/upload")!)
+                request.bodyStream = .chunks(AsyncStream<Data> {
+                    given.withLock { given in defer { given = true }; return given } ? nil : Data((Self.traceID ?? "none").utf8)
+                }, length: nil)
+                return request
+            }
+            let status = try await Self.$traceID.withValue("trace-7") { try await transport.send(upload()).status }
+            #expect(status == 201)
+            #expect(try await transport.send(upload()).status == 201)
+            let bodies = try await server.requests(path: "/upload").map { String(decoding: $0.body, as: UTF8.self) }
+            #expect(bodies == ["trace-7", "none"])
+        }
+    }
+
     @Test("a produced body that fails ends its exchange with encodingError, and the transport serves the next")
     func producedBodyFailure() async throws {
         try await withScriptedServer { server in
