@@ -65,7 +65,8 @@ Control API (control requests are never recorded):
   (default up) -> ``{"port": n, "up": bool}``. The first call opens a second
   listener on 127.0.0.1 (ephemeral port) served exactly like the main one
   (same scripts, recording and control API). ``"up": false`` closes that
-  listening socket, so new connections are refused (ECONNREFUSED), and resets
+  listening socket, so new connections are refused (ECONNREFUSED), keeping the
+  port bound (never listening) so that no other server takes it, and resets
   every connection open on it (idle keep-alive ones and in-progress requests
   alike, even mid-``delay``: the client sees ECONNRESET, no response), so a
   pooled connection fails too. ``"up": true`` re-binds the same port and
@@ -186,6 +187,10 @@ class State:
         # (to be reset, not closed gracefully).
         self.switchable_server = None
         self.switchable_port = None
+        # While down: a socket bound to the port that never listens, so that
+        # connections are refused and no other server's ephemeral bind takes
+        # the port (which would answer in the listener's place).
+        self.switchable_reservation = None
         self.switchable_connections = set()
         self.switchable_cut = set()
         # Serializes up/down transitions of the switchable listener. Taken
@@ -317,6 +322,10 @@ class State:
             with self.cond:
                 server, port = self.switchable_server, self.switchable_port
             if up and server is None:
+                with self.cond:
+                    reservation, self.switchable_reservation = self.switchable_reservation, None
+                if reservation is not None:
+                    reservation.close()
                 server = bind_switchable(port or 0)
                 with self.cond:
                     self.switchable_server = server
@@ -325,11 +334,11 @@ class State:
                     target=server.serve_forever, kwargs={"poll_interval": SERVE_POLL_INTERVAL}, daemon=True
                 ).start()
             elif not up and port is None:
-                # First call asks for "down": reserve a port, then close it.
-                server = bind_switchable(0)
-                server.server_close()
+                # First call asks for "down": reserve a port.
+                reservation = reserve_port(0)
                 with self.cond:
-                    self.switchable_port = server.server_address[1]
+                    self.switchable_reservation = reservation
+                    self.switchable_port = reservation.getsockname()[1]
             elif not up and server is not None:
                 # Stop accepting (after this, every accepted socket is in
                 # `switchable_connections`), close the listening socket, then
@@ -339,7 +348,9 @@ class State:
                 # delay (notify_all); `send_body` refuses to answer on it.
                 server.shutdown()
                 server.server_close()
+                reservation = reserve_port(port)
                 with self.cond:
+                    self.switchable_reservation = reservation
                     self.switchable_server = None
                     # Under `cond`: a handler removes its socket (under
                     # `cond`) before closing it, so none of these is closed.
@@ -794,6 +805,25 @@ def bind_switchable(port):
         try:
             return SwitchableServer(("127.0.0.1", port), Handler)
         except OSError:
+            if port == 0 or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
+
+
+def reserve_port(port):
+    """A socket bound to 127.0.0.1:`port` (0: ephemeral) that never listens:
+    the kernel refuses connections to it, and an ephemeral bind elsewhere never
+    picks a port in use. Retries for a while if the port is still busy."""
+    deadline = time.monotonic() + REBIND_TIMEOUT
+    while True:
+        reservation = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # Lets it bind beside the closed listener's connections in TIME_WAIT.
+        reservation.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            reservation.bind(("127.0.0.1", port))
+            return reservation
+        except OSError:
+            reservation.close()
             if port == 0 or time.monotonic() >= deadline:
                 raise
             time.sleep(0.05)
