@@ -21,6 +21,9 @@ final class BodyProducer: PolledBody {
 
     /// The most unread bytes buffered before the producer waits.
     static let bufferLimit = 256 * 1024
+    /// Taken slots at the queue's front past which (and past half the queue) they are removed,
+    /// so a queue that never empties does not grow by a slot per chunk.
+    static let compactionThreshold = 64
 
     private struct State {
         var chunks: [Data] = []
@@ -110,9 +113,15 @@ final class BodyProducer: PolledBody {
                 state.chunks[state.first] = chunk.dropFirst(maxLength)
                 chunk = chunk.prefix(maxLength)
             } else {
+                // The slot lets go of its bytes now: a producer that keeps up never lets the
+                // queue empty, and taken chunks would otherwise stay until the body's end.
+                state.chunks[state.first] = Data()
                 state.first += 1
                 if state.first == state.chunks.count {
                     state.chunks.removeAll(keepingCapacity: true)
+                    state.first = 0
+                } else if state.first >= Self.compactionThreshold, state.first * 2 >= state.chunks.count {
+                    state.chunks.removeFirst(state.first)
                     state.first = 0
                 }
             }

@@ -21,7 +21,8 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
 
     private struct State {
         var chunks: [Data] = []
-        /// The first chunk of `chunks` not yet read (the array is compacted when it empties).
+        /// The first chunk of `chunks` not yet read (the read slots are removed when the array
+        /// empties, or once they are most of it).
         var head = 0
         var buffered = 0
         var maxBuffered = 0
@@ -140,6 +141,10 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
                 state.head += 1
                 if state.head == state.chunks.count {
                     state.chunks.removeAll(keepingCapacity: true)
+                    state.head = 0
+                } else if state.head >= BodyProducer.compactionThreshold, state.head * 2 >= state.chunks.count {
+                    // A reader that never catches up never empties the queue: drop the read slots.
+                    state.chunks.removeFirst(state.head)
                     state.head = 0
                 }
                 state.buffered -= chunk.count
