@@ -46,7 +46,7 @@ final class CurlExchange: @unchecked Sendable {
     /// Why a callback stopped the transfer; takes precedence over libcurl's code.
     private(set) var failure: NetworkError?
     /// A streamed response's clocks (the loop's thread): when the head must have arrived, and
-    /// when body bytes last did (or the transfer was last un-paused).
+    /// when body bytes last did (or the head ended, or the transfer was last un-paused).
     var headDeadline = ContinuousClock.now
     var lastBytes = ContinuousClock.now
     /// Body bytes handed to ``stream`` so far.
@@ -150,8 +150,10 @@ final class CurlExchange: @unchecked Sendable {
         if end == 0 {
             if status < 200 { return true }
             headEnded = acceptHead()
-            // A streamed response is answered now: its body goes to the stream as it arrives.
+            // A streamed response is answered now: its body goes to the stream as it arrives,
+            // and its stall timeout counts from here (the head had a deadline of its own).
             if headEnded, let stream {
+                lastBytes = .now
                 var head = response()
                 head.streamedBody = ResponseBytes(source: stream)
                 answer(.success(head))

@@ -116,6 +116,22 @@ import Testing
         }
     }
 
+    @Test("the stall timeout counts from the head: a head slower than it leaves the body its whole stall timeout")
+    func stallCountsFromTheHead() async throws {
+        try await withScriptedServer { server in
+            // The head comes after 2.5 s, and no body byte with it; the first event once released.
+            let events = EventStreamSpec(pieces: ["", "data: a\n\n"], gated: true, end: .hang)
+            try await server.script("/late", [ScriptedResponse.events(events).with(delay: 2.5)])
+            let transport = CurlTransport()
+            let (head, bytes) = try await transport.stream(request(server, "late"), stallTimeout: .seconds(2))
+            #expect(head.status == 200)
+            try await server.release(path: "/late")
+            var iterator = bytes.makeAsyncIterator()
+            #expect(try await iterator.next() == Data("data: a\n\n".utf8))
+            bytes.cancel()
+        }
+    }
+
     @Test("no bytes for the stall timeout end the stream with timeout")
     func stallTimeout() async throws {
         try await withScriptedServer { server in
