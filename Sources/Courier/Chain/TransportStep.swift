@@ -60,9 +60,18 @@ struct TransportStep: Interceptor {
         _ request: HTTPRequest, _ stream: StreamSettings, bodyLimit: Int, clientLimit: Int
     ) async throws(NetworkError) -> HTTPResponse {
         var request = request
-        request.maximumResponseSize = stream.maxBytes
+        // The transport's limit admits either body; a 2xx is held to the stream's below.
+        let transportLimit = max(stream.maxBytes, bodyLimit)
+        request.maximumResponseSize = transportLimit
         var (response, bytes) = try await transport.stream(request, stallTimeout: stream.stallTimeout)
         if response.isSuccess {
+            if stream.maxBytes < transportLimit {
+                if request.method != .head, let length = response.headers["Content-Length"].flatMap({ Int($0) }), length > stream.maxBytes {
+                    bytes.cancel()
+                    throw .responseTooLarge(limit: stream.maxBytes)
+                }
+                bytes = bytes.limited(to: stream.maxBytes)
+            }
             response.streamedBody = bytes
         } else {
             do {

@@ -84,6 +84,12 @@ public struct ResponseBytes: AsyncSequence, Sendable {
         ResponseBytes(source: CountedBodySource(self, reporter: reporter))
     }
 
+    /// The same body, ending with ``NetworkError/responseTooLarge(limit:)`` past `limit` bytes:
+    /// read the result, not this sequence.
+    func limited(to limit: Int) -> ResponseBytes {
+        ResponseBytes(source: LimitedBodySource(self, limit: limit))
+    }
+
     /// The most bytes the transport held received but not yet read, for this body.
     var maxBufferedBytes: Int { owner.source.maxBufferedBytes }
 }

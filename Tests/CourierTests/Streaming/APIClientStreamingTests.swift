@@ -65,6 +65,36 @@ import Testing
         }
     }
 
+    @Test("an error's body larger than the stream's maxBytes is read within the client's limit: the status's error, not responseTooLarge")
+    func errorBodyOverTheStreamLimit() async throws {
+        try await withScriptedServer { server in
+            let page = String(repeating: "x", count: 2_000)
+            let chunked = EventStreamSpec(pieces: [String(repeating: "y", count: 600), String(repeating: "y", count: 600)])
+            try await server.script("/busy", [.text(503, page), .events(chunked)])
+            try await server.script("/sized", [.streamed(StreamSpec(chunks: 1, chunkSize: 1_500))])
+            let api = client(server.baseURL, retryPolicy: .never)
+            do {
+                _ = try await api.bytes(for: Endpoint<Data>(path: "busy"), maxBytes: 1_000)
+                Issue.record("a 503 did not throw")
+            } catch {
+                guard case .serverError(let response)? = error as? NetworkError else { Issue.record("got \(error)"); return }
+                #expect(response.status == 503)
+                #expect(String(decoding: response.body, as: UTF8.self) == page)
+            }
+            // A 2xx is still held to maxBytes: declared over it, or sent over it (chunked).
+            for path in ["sized", "busy"] {
+                do {
+                    let (_, bytes) = try await api.bytes(for: Endpoint<Data>(path: path), maxBytes: 1_000)
+                    _ = try await bytes.collect(upTo: 10_000)
+                    Issue.record("\(path): a body over maxBytes was read")
+                } catch {
+                    guard case .responseTooLarge(1_000)? = error as? NetworkError else { Issue.record("\(path): got \(error)"); return }
+                }
+            }
+            await api.shutdown()
+        }
+    }
+
     @Test("a redirect is followed on its head; a stream is never cached")
     func redirectAndNoCache() async throws {
         try await withScriptedServer { server in
