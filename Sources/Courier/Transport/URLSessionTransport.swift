@@ -68,8 +68,8 @@ public final class URLSessionTransport: HTTPTransport {
     }
     #endif
 
-    /// A body stream's bytes, read whole on a Dispatch thread (a reader may block on a file; it
-    /// must not on the cooperative pool). FoundationNetworking has no streamed upload that
+    /// A body stream's reader's bytes, read whole on a Dispatch thread (a reader may block on a
+    /// file; it must not on the cooperative pool). FoundationNetworking has no streamed upload that
     /// Courier can bound, so the body is held in memory.
     private static func read(_ stream: HTTPBodyStream) async throws(NetworkError) -> Data {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Data, NetworkError>, Never>) in
@@ -94,6 +94,43 @@ public final class URLSessionTransport: HTTPTransport {
         return try result.get()
     }
 
+    /// A produced body's bytes (``HTTPBodyStream/chunks(_:length:reopenable:)``), gathered in
+    /// the caller's task: it waits suspended while the producer is behind (no thread held), its
+    /// producer's task sees the caller's task-locals, and cancelling the caller stops it.
+    private static func collect(_ stream: HTTPBodyStream) async throws(NetworkError) -> Data {
+        let body: any PolledBody
+        do {
+            guard let makeProducer = stream.makeProducer else { return Data() }
+            body = try makeProducer()
+        } catch {
+            throw .encodingError(underlying: error)
+        }
+        defer { body.close() }
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        var woken = wakes.makeAsyncIterator()
+        var data = Data()
+        while true {
+            let poll: BodyProducer.Poll
+            do {
+                poll = try body.poll(maxLength: 64 * 1024, wake: { wake.yield() })
+            } catch {
+                throw .encodingError(underlying: error)
+            }
+            switch poll {
+            case .bytes(let bytes): data.append(bytes)
+            case .end:
+                if let length = stream.length, data.count != length {
+                    throw .encodingError(underlying: HTTPBodyStream.LengthMismatch(declared: length, given: data.count))
+                }
+                return data
+            case .later:
+                // The wake stream ends (nil) when the caller is cancelled.
+                _ = await woken.next()
+                if Task.isCancelled { throw .cancelled }
+            }
+        }
+    }
+
     /// Sends `request` over the session; see ``HTTPTransport`` for the contract.
     public func send(_ request: HTTPRequest) async throws(NetworkError) -> HTTPResponse {
         try request.validate()
@@ -107,7 +144,7 @@ public final class URLSessionTransport: HTTPTransport {
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
         urlRequest.httpBody = request.body
         if let stream = request.bodyStream {
-            urlRequest.httpBody = try await Self.read(stream)
+            urlRequest.httpBody = try await stream.makeProducer != nil ? Self.collect(stream) : Self.read(stream)
         }
 
         let task = session.dataTask(with: urlRequest)

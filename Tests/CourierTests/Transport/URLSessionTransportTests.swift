@@ -42,6 +42,20 @@ import Testing
         #expect(NetworkError(URLError(.timedOut)).isRetryable)
     }
 
+    @Test("a produced body whose producer waits holds no thread: cancelling the caller ends the send with cancelled")
+    func producedBodyIsCancellable() async throws {
+        let (chunks, producing) = AsyncStream.makeStream(of: Data.self)
+        let (asked, asking) = AsyncStream.makeStream(of: Void.self)
+        var request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:9/upload")!)
+        request.bodyStream = .chunks(NotifyingChunks(chunks: chunks, asked: asking), length: nil)
+        let send = Task { try await URLSessionTransport().send(request) }
+        for await _ in asked { break }   // the producer waits for a chunk that never comes
+        send.cancel()
+        let error = await #expect(throws: NetworkError.self) { try await send.value }
+        guard case .cancelled? = error else { Issue.record("got \(String(describing: error))"); return }
+        producing.finish()
+    }
+
     #if canImport(FoundationNetworking)
     @Test("on Linux a configuration with certificate pins is refused, not silently ignored")
     func pinsAreRefusedOnLinux() throws {
@@ -55,4 +69,23 @@ import Testing
         _ = try URLSessionTransport(certificatePinner: CertificatePinner())
     }
     #endif
+}
+
+/// `chunks`, telling `asked` each time the next chunk is asked for.
+private struct NotifyingChunks: AsyncSequence, Sendable {
+    let chunks: AsyncStream<Data>
+    let asked: AsyncStream<Void>.Continuation
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var chunks: AsyncStream<Data>.AsyncIterator
+        let asked: AsyncStream<Void>.Continuation
+        mutating func next() async -> Data? {
+            asked.yield()
+            return await chunks.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(chunks: chunks.makeAsyncIterator(), asked: asked)
+    }
 }
