@@ -63,10 +63,17 @@ struct TransportStep: Interceptor {
         // The transport's limit admits either body; a 2xx is held to the stream's below.
         let transportLimit = max(stream.maxBytes, bodyLimit)
         request.maximumResponseSize = transportLimit
-        var (response, bytes) = try await transport.stream(request, stallTimeout: stream.stallTimeout)
+        var (response, bytes): (HTTPResponse, ResponseBytes)
+        do {
+            (response, bytes) = try await transport.stream(request, stallTimeout: stream.stallTimeout)
+        } catch .responseTooLarge {
+            // A head that declared more than both limits: the caller asked for `maxBytes`.
+            throw .responseTooLarge(limit: stream.maxBytes)
+        }
         if response.isSuccess {
             if stream.maxBytes < transportLimit {
-                if request.method != .head, let length = response.headers["Content-Length"].flatMap({ Int($0) }), length > stream.maxBytes {
+                if request.method != .head, response.status != 204,
+                    let length = response.headers["Content-Length"].flatMap({ Int($0) }), length > stream.maxBytes {
                     bytes.cancel()
                     throw .responseTooLarge(limit: stream.maxBytes)
                 }

@@ -82,9 +82,10 @@ public struct HTTPBodyStream: Sendable {
     /// bounded buffer (it waits, suspended, while 256 KiB are unread), and ``CurlTransport``
     /// pauses the transfer while the buffer is empty instead of waiting on its event loop's
     /// thread. An error the sequence throws ends the exchange with
-    /// ``NetworkError/encodingError(underlying:)``. Over ``CurlTransport`` that task is started
-    /// in the sending task, so the sequence sees its task-locals (as a part of
-    /// ``concatenating(_:)``, it is started once the parts before it are sent, without them).
+    /// ``NetworkError/encodingError(underlying:)``. The transports start that task in the
+    /// sending task, when the request is handed to them, so the sequence sees its task-locals
+    /// (as a part of ``concatenating(_:)``, it is started once the parts before it are read,
+    /// without them); a call cancelled before it is sent may have read part of a sequence.
     ///
     /// ```swift
     /// request.bodyStream = .chunks(recorder.segments, length: nil)

@@ -28,8 +28,8 @@ public struct ConcurrencyLimitPolicy: Sendable, Equatable {
     public var probeMultiplier: Int
 
     /// Creates a policy. The defaults: start at 20, bounds 1…200, alpha 2 and beta 4 (Linux's
-    /// TCP Vegas; `VegasLimit` has 3 and 6), a probe every 300 × limit calls (each probe
-    /// halves the throughput for a few round trips, so it stays under 1 % of the time).
+    /// TCP Vegas; `VegasLimit` has 3 and 6), a probe every 300 × limit calls (a probe holds the
+    /// limit at `minLimit` for a few round trips, and calls that arrive meanwhile wait).
     public init(
         initialLimit: Int = 20, minLimit: Int = 1, maxLimit: Int = 200,
         alpha: Double = 2, beta: Double = 4, probeMultiplier: Int = 300

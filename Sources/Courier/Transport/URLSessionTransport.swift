@@ -96,7 +96,8 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// A produced body's bytes (``HTTPBodyStream/chunks(_:length:reopenable:)``), gathered in
     /// the caller's task: it waits suspended while the producer is behind (no thread held), its
-    /// producer's task sees the caller's task-locals, and cancelling the caller stops it.
+    /// producer's task sees the caller's task-locals, and cancelling the caller stops it. Each
+    /// poll runs on a Dispatch thread: a concatenation's other parts have readers that may block.
     private static func collect(_ stream: HTTPBodyStream) async throws(NetworkError) -> Data {
         let body: any PolledBody
         do {
@@ -110,9 +111,14 @@ public final class URLSessionTransport: HTTPTransport {
         var woken = wakes.makeAsyncIterator()
         var data = Data()
         while true {
+            let polled = await withCheckedContinuation { (continuation: CheckedContinuation<Result<BodyProducer.Poll, any Error>, Never>) in
+                DispatchQueue.global().async {
+                    continuation.resume(returning: Result { try body.poll(maxLength: 64 * 1024, wake: { wake.yield() }) })
+                }
+            }
             let poll: BodyProducer.Poll
             do {
-                poll = try body.poll(maxLength: 64 * 1024, wake: { wake.yield() })
+                poll = try polled.get()
             } catch {
                 throw .encodingError(underlying: error)
             }

@@ -72,6 +72,8 @@ import Testing
             let chunked = EventStreamSpec(pieces: [String(repeating: "y", count: 600), String(repeating: "y", count: 600)])
             try await server.script("/busy", [.text(503, page), .events(chunked)])
             try await server.script("/sized", [.streamed(StreamSpec(chunks: 1, chunkSize: 1_500))])
+            // Declared over the client's limit too: refused at its head, the caller's limit named.
+            try await server.script("/huge", [.streamed(StreamSpec(chunks: 1, chunkSize: 10, declared: HTTPRequest.defaultMaximumResponseSize + 1))])
             let api = client(server.baseURL, retryPolicy: .never)
             do {
                 _ = try await api.bytes(for: Endpoint<Data>(path: "busy"), maxBytes: 1_000)
@@ -81,8 +83,9 @@ import Testing
                 #expect(response.status == 503)
                 #expect(String(decoding: response.body, as: UTF8.self) == page)
             }
-            // A 2xx is still held to maxBytes: declared over it, or sent over it (chunked).
-            for path in ["sized", "busy"] {
+            // A 2xx is still held to maxBytes: declared over it (or over both limits), or sent
+            // over it (chunked).
+            for path in ["sized", "busy", "huge"] {
                 do {
                     let (_, bytes) = try await api.bytes(for: Endpoint<Data>(path: path), maxBytes: 1_000)
                     _ = try await bytes.collect(upTo: 10_000)

@@ -15,6 +15,8 @@ struct EventStreamSpec: Sendable, Encodable {
     /// Each piece after the first waits for one more ``ScriptedServer/release(path:)``, counted
     /// from when this response began.
     var gated: Bool? = nil
+    /// Seconds the server waits before each piece after the first (after its gate, if gated).
+    var interval: Double? = nil
     /// How it ends; the server's default is ``End/close``.
     var end: End? = nil
 }

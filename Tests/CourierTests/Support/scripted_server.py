@@ -655,7 +655,8 @@ class Handler(BaseHTTPRequestHandler):
         another) whose body is the text ``pieces``, each sent as one chunk of chunked coding.
         ``gated``: piece k (k >= 1) waits until ``release`` was called on the path k times
         since this response began (so each connection of a reconnecting client has gates of
-        its own). ``end``: ``"close"`` (default) ends the body and closes the connection;
+        its own). ``interval``: seconds to wait before each piece after the first (after its
+        gate, if gated). ``end``: ``"close"`` (default) ends the body and closes the connection;
         ``"cut"`` closes it without ending the body (the client sees a truncated transfer);
         ``"hang"`` holds it open until the client closes it. A client that leaves is recorded
         as a disconnect."""
@@ -678,6 +679,8 @@ class Handler(BaseHTTPRequestHandler):
                     with STATE.cond:
                         if not STATE.cond.wait_for(lambda: STATE.gates.get(route, 0) >= base + index, timeout=60):
                             return
+                if index > 0 and events.get("interval"):
+                    self.pause(float(events["interval"]))
                 data = piece.encode("utf-8")
                 if data:
                     self.wfile.write(b"%x\r\n" % len(data) + data + b"\r\n")

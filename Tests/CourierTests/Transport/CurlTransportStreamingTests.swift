@@ -5,7 +5,8 @@ import Testing
 @testable import Courier
 
 /// `CurlTransport.stream`: the head first, the body as it arrives, bounded, cancellable.
-/// Ordering is asserted with server-side gates, never with timing.
+/// Ordering is asserted with server-side gates; only the timeout tests depend on time, on the
+/// server's own clock, with margins.
 @Suite(.timeLimit(.minutes(5))) struct CurlTransportStreamingTests {
     let stall: Duration = .seconds(60)
 
@@ -119,13 +120,13 @@ import Testing
     @Test("the stall timeout counts from the head: a head slower than it leaves the body its whole stall timeout")
     func stallCountsFromTheHead() async throws {
         try await withScriptedServer { server in
-            // The head comes after 2.5 s, and no body byte with it; the first event once released.
-            let events = EventStreamSpec(pieces: ["", "data: a\n\n"], gated: true, end: .hang)
-            try await server.script("/late", [ScriptedResponse.events(events).with(delay: 2.5)])
+            // The head after 3.5 s, no body byte with it, the first event 0.2 s later: the
+            // server's own timing, so no round trip of the client's is raced against the stall.
+            let events = EventStreamSpec(pieces: ["", "data: a\n\n"], interval: 0.2, end: .hang)
+            try await server.script("/late", [ScriptedResponse.events(events).with(delay: 3.5)])
             let transport = CurlTransport()
-            let (head, bytes) = try await transport.stream(request(server, "late"), stallTimeout: .seconds(2))
+            let (head, bytes) = try await transport.stream(request(server, "late"), stallTimeout: .seconds(3))
             #expect(head.status == 200)
-            try await server.release(path: "/late")
             var iterator = bytes.makeAsyncIterator()
             #expect(try await iterator.next() == Data("data: a\n\n".utf8))
             bytes.cancel()
