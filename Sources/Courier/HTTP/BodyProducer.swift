@@ -21,14 +21,9 @@ final class BodyProducer: PolledBody {
 
     /// The most unread bytes buffered before the producer waits.
     static let bufferLimit = 256 * 1024
-    /// Taken slots at the queue's front past which (and past half the queue) they are removed,
-    /// so a queue that never empties does not grow by a slot per chunk.
-    static let compactionThreshold = 64
 
     private struct State {
-        var chunks: [Data] = []
-        var first = 0
-        var buffered = 0
+        var chunks = ChunkQueue()
         var finished = false
         var failure: (any Error)?
         var closed = false
@@ -66,16 +61,15 @@ final class BodyProducer: PolledBody {
         let (accepted, full, wake) = state.withLock { state -> (Bool, Bool, (@Sendable () -> Void)?) in
             guard !state.closed else { return (false, false, nil) }
             state.chunks.append(chunk)
-            state.buffered += chunk.count
             defer { state.wake = nil }
-            return (true, state.buffered >= Self.bufferLimit, state.wake)
+            return (true, state.chunks.byteCount >= Self.bufferLimit, state.wake)
         }
         wake?()
         guard accepted else { return false }
         if full {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
-                    if state.closed || state.buffered < Self.bufferLimit { return true }
+                    if state.closed || state.chunks.byteCount < Self.bufferLimit { return true }
                     state.producerWaiting = continuation
                     return false
                 }
@@ -100,7 +94,7 @@ final class BodyProducer: PolledBody {
     /// once, when there is something). Throws the sequence's own error once its bytes are read.
     func poll(maxLength: Int, wake: @escaping @Sendable () -> Void) throws -> Poll {
         let (poll, producer) = try state.withLock { state throws in
-            guard state.first < state.chunks.count else {
+            guard let chunk = state.chunks.popFirst(maxLength: maxLength) else {
                 if state.finished {
                     if let failure = state.failure { throw failure }
                     return (Poll.end, CheckedContinuation<Void, Never>?.none)
@@ -108,26 +102,8 @@ final class BodyProducer: PolledBody {
                 state.wake = wake
                 return (.later, nil)
             }
-            var chunk = state.chunks[state.first]
-            if chunk.count > maxLength {
-                state.chunks[state.first] = chunk.dropFirst(maxLength)
-                chunk = chunk.prefix(maxLength)
-            } else {
-                // The slot lets go of its bytes now: a producer that keeps up never lets the
-                // queue empty, and taken chunks would otherwise stay until the body's end.
-                state.chunks[state.first] = Data()
-                state.first += 1
-                if state.first == state.chunks.count {
-                    state.chunks.removeAll(keepingCapacity: true)
-                    state.first = 0
-                } else if state.first >= Self.compactionThreshold, state.first * 2 >= state.chunks.count {
-                    state.chunks.removeFirst(state.first)
-                    state.first = 0
-                }
-            }
-            state.buffered -= chunk.count
             var producer: CheckedContinuation<Void, Never>?
-            if state.buffered < Self.bufferLimit { swap(&producer, &state.producerWaiting) }
+            if state.chunks.byteCount < Self.bufferLimit { swap(&producer, &state.producerWaiting) }
             return (.bytes(Data(chunk)), producer)
         }
         producer?.resume()
@@ -139,8 +115,6 @@ final class BodyProducer: PolledBody {
         let (producer, task) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
             state.closed = true
             state.chunks.removeAll()
-            state.first = 0
-            state.buffered = 0
             state.wake = nil
             defer { state.producerWaiting = nil }
             return (state.producerWaiting, state.task)

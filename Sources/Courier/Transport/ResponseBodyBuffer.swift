@@ -20,11 +20,7 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
     static let receiveBlock = highWater / 2
 
     private struct State {
-        var chunks: [Data] = []
-        /// The first chunk of `chunks` not yet read (the read slots are removed when the array
-        /// empties, or once they are most of it).
-        var head = 0
-        var buffered = 0
+        var chunks = ChunkQueue()
         var maxBuffered = 0
         /// Whether the transport is paused: from a refused offer until it says it resumed.
         var paused = false
@@ -59,15 +55,14 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
         let chunk = Data(bytes)
         let (accepted, waiter, pauseWaiters) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             guard state.end == nil else { return (true, nil, []) }
-            if state.buffered >= Self.highWater {
+            if state.chunks.byteCount >= Self.highWater {
                 state.paused = true
                 state.pauses += 1
                 defer { state.pauseWaiters = [] }
                 return (false, nil, state.pauseWaiters)
             }
             state.chunks.append(chunk)
-            state.buffered += chunk.count
-            state.maxBuffered = max(state.maxBuffered, state.buffered)
+            state.maxBuffered = max(state.maxBuffered, state.chunks.byteCount)
             defer { state.waiter = nil }
             return (true, state.waiter, [])
         }
@@ -126,7 +121,7 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
     /// already (nothing stored).
     private func wait(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
         state.withLock { state in
-            guard state.head == state.chunks.count, state.end == nil else { return false }
+            guard state.chunks.isEmpty, state.end == nil else { return false }
             state.waiter = continuation
             return true
         }
@@ -135,21 +130,9 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
     /// The next chunk or the end, if there is one now.
     private func take() -> Result<Data?, NetworkError>? {
         let (taken, resumes) = state.withLock { state -> (Result<Data?, NetworkError>?, Bool) in
-            if state.head < state.chunks.count {
-                let chunk = state.chunks[state.head]
-                state.chunks[state.head] = Data()
-                state.head += 1
-                if state.head == state.chunks.count {
-                    state.chunks.removeAll(keepingCapacity: true)
-                    state.head = 0
-                } else if state.head >= BodyProducer.compactionThreshold, state.head * 2 >= state.chunks.count {
-                    // A reader that never catches up never empties the queue: drop the read slots.
-                    state.chunks.removeFirst(state.head)
-                    state.head = 0
-                }
-                state.buffered -= chunk.count
+            if let chunk = state.chunks.popFirst() {
                 var resumes = false
-                if state.paused, !state.resumeRequested, state.buffered <= Self.lowWater, state.end == nil {
+                if state.paused, !state.resumeRequested, state.chunks.byteCount <= Self.lowWater, state.end == nil {
                     state.resumeRequested = true
                     resumes = true
                 }
@@ -170,9 +153,7 @@ final class ResponseBodyBuffer: ResponseBodySource, @unchecked Sendable {
         let (waiter, pauseWaiters, cancels) = state.withLock { state -> (CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>], Bool) in
             guard state.end == nil else { return (nil, [], false) }
             state.end = .failure(.cancelled)
-            state.chunks = []
-            state.head = 0
-            state.buffered = 0
+            state.chunks.removeAll()
             defer { (state.waiter, state.pauseWaiters) = (nil, []) }
             return (state.waiter, state.pauseWaiters, true)
         }
